@@ -1,0 +1,132 @@
+// Package order is the canonical business document that templates produce and
+// the openTRANS writers consume: an order (or order response, or invoice) with
+// its parties, items and totals. It is independent of any PDF layout and of
+// openTRANS; both sides meet here.
+//
+// Amounts and quantities are decimal strings in canonical form ("-"? digits
+// ("." digits)?, no thousands separators, "." as decimal point) so that no
+// value passes through a float between the PDF and the XML.
+package order
+
+import "time"
+
+// DocumentType is what kind of business document a template expects.
+type DocumentType string
+
+// Document types a template may declare (docintake.document_type).
+const (
+	TypeOrder         DocumentType = "order"
+	TypeOrderResponse DocumentType = "order_response"
+	TypeInvoice       DocumentType = "invoice"
+)
+
+// Date is a calendar date without time of day or zone.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// IsZero reports whether d is unset.
+func (d Date) IsZero() bool { return d.Year == 0 && d.Month == 0 && d.Day == 0 }
+
+// String renders d as YYYY-MM-DD ("" when zero).
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// DateOf returns the date part of t.
+func DateOf(t time.Time) Date { return Date{t.Year(), t.Month(), t.Day()} }
+
+// Role is the part a party plays in the document.
+type Role string
+
+// Party roles, as openTRANS names them.
+const (
+	RoleBuyer    Role = "buyer"
+	RoleSupplier Role = "supplier"
+	RoleDelivery Role = "delivery"
+	RoleInvoice  Role = "invoice_recipient"
+)
+
+// Address is a postal address as printed; every field optional.
+type Address struct {
+	Name         string // company or person name (first line)
+	Name2        string // department, c/o, second name line
+	Contact      string // contact person
+	Street       string // street and number
+	Zip          string // postal code
+	City         string
+	State        string // state or region
+	Country      string // country name as printed
+	CountryCoded string // ISO 3166-1 alpha-2 when known
+	Phone        string
+	Email        string
+	Lines        []string // the address as printed, line by line, when not split
+}
+
+// Party is one participant: its ids, address and VAT id.
+type Party struct {
+	Role    Role
+	ID      string // party id as printed or mapped (e.g. buyer's customer number, GLN)
+	IDType  string // "buyer_specific", "supplier_specific", "gln", "duns", … ("" = unspecified)
+	VATID   string
+	Address Address
+}
+
+// Item is one order line.
+type Item struct {
+	Position           string // line item id as printed ("10", "1", "A-1")
+	SupplierArticleID  string // supplier's article number (SUPPLIER_PID)
+	BuyerArticleID     string // buyer's article number (BUYER_PID)
+	EAN                string // GTIN/EAN
+	Description        string // short description
+	LongDescription    string
+	Quantity           string // decimal
+	Unit               string // unit as printed (mapped to a BMEcat code by the writer)
+	UnitPrice          string // decimal, price per PriceBasisQuantity units
+	PriceBasisQuantity string // decimal; "" means 1
+	LineAmount         string // decimal
+	TaxRate            string // decimal percentage, "" if unknown
+	DeliveryDate       Date
+	Remarks            []string
+}
+
+// Totals are the document's summary amounts (decimals; "" when not printed).
+type Totals struct {
+	NetAmount   string // sum of line amounts / total without tax
+	TaxAmount   string
+	GrossAmount string // total including tax
+}
+
+// Order is the canonical document.
+type Order struct {
+	Type         DocumentType
+	ID           string // order number (ORDER_ID)
+	IssueDate    Date   // order date
+	DeliveryDate Date   // requested delivery date (header level)
+	Currency     string // ISO 4217 as printed or derived ("EUR")
+	Language     string // ISO 639-2 ("deu", "eng"), "" if unknown
+	BuyerOrderID string // for order responses/invoices: the buyer's order id referenced
+	Parties      []Party
+	Items        []Item
+	Totals       Totals
+	PaymentTerms string
+	Remarks      []string
+	// NoItems is set for result_mode no_items: items are neither parsed nor
+	// required and the ORDER_ITEM_LIST is written empty.
+	NoItems bool
+}
+
+// Party returns the first party with role r and whether there is one.
+func (o *Order) Party(r Role) (Party, bool) {
+	for _, p := range o.Parties {
+		if p.Role == r {
+			return p, true
+		}
+	}
+	return Party{}, false
+}

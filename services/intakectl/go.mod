@@ -1,0 +1,3 @@
+module github.com/docintake/docintake/services/intakectl
+
+go 1.26.8
