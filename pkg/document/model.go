@@ -1,0 +1,57 @@
+package document
+
+import (
+	"regexp"
+	"time"
+)
+
+// Client is a tenant: an ERP integration that uploads documents and receives
+// results on its webhook.
+type Client struct {
+	ID             string
+	Name           string
+	WebhookURL     string
+	WebhookToken   string // sent as Authorization: Bearer on webhook calls; never logged
+	SigningSecret  string // Standard Webhooks secret (base64, optional "whsec_" prefix); never logged
+	WebhookEnabled bool
+}
+
+var clientIDPattern = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+
+// ValidClientID reports whether id has the form [a-z0-9_-]{1,64}.
+func ValidClientID(id string) bool { return clientIDPattern.MatchString(id) }
+
+// Document is one uploaded file and where it stands.
+type Document struct {
+	ID             string // database id (UUID)
+	LogID          string // client-facing id returned at upload
+	ClientID       string
+	MessageID      string
+	FileSHA256     []byte
+	FileSize       int64
+	Filename       string
+	Subject        string
+	Template       string // resolved template name (also when the upload gave a party_id)
+	PartyID        string // "" when the upload named a template
+	ResultMode     ResultMode
+	DocumentDate   *time.Time // date only; nil until extracted
+	SourcePath     string     // URI of the archived PDF ("" = none)
+	ResultPath     string     // URI of the openTRANS XML ("" = none)
+	ResultJSONPath string     // URI of the canonical JSON ("" = none)
+	State          State
+	StatusReason   Reason // "" = none
+	Attempts       int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Event is one row of a document's append-only history.
+type Event struct {
+	ID     int64
+	From   State // "" for the creating event
+	To     State
+	Reason Reason
+	Actor  string
+	Detail string
+	At     time.Time
+}

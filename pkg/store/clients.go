@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/docintake/docintake/pkg/document"
+)
+
+// TokenHash is the SHA-256 of an access token, the only form stored.
+func TokenHash(token string) [32]byte { return sha256.Sum256([]byte(token)) }
+
+// ParseTokenHash decodes a hex SHA-256 as written in a clients file.
+// Returns EINVALID unless it is 64 hex digits.
+func ParseTokenHash(s string) ([32]byte, error) {
+	var h [32]byte
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		return h, document.Errorf(document.EINVALID, "token_sha256 must be 64 hex digits")
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// UpsertClient creates c or updates its name, webhook and secret, and makes
+// tokens (SHA-256s) valid for it. Existing tokens stay valid: rotation adds
+// the new token first and removes the old one later with DeleteClientToken.
+// Returns EINVALID for a malformed id.
+func (s *Store) UpsertClient(ctx context.Context, c document.Client, tokens ...[32]byte) error {
+	if !document.ValidClientID(c.ID) {
+		return document.Errorf(document.EINVALID, "client id %q must match [a-z0-9_-]{1,64}", c.ID)
+	}
+	return s.WithTx(ctx, func(tx *Store) error {
+		const q = `INSERT INTO clients (id, name, webhook_url, webhook_token, signing_secret, webhook_enabled)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, webhook_url = EXCLUDED.webhook_url,
+				webhook_token = EXCLUDED.webhook_token, signing_secret = EXCLUDED.signing_secret, updated_at = now()`
+		if _, err := tx.db.Exec(ctx, q, c.ID, c.Name, c.WebhookURL, c.WebhookToken, c.SigningSecret, c.WebhookEnabled); err != nil {
+			return translate(err, "upsert client")
+		}
+		for _, h := range tokens {
+			const qt = `INSERT INTO client_tokens (token_sha256, client_id) VALUES ($1, $2)
+				ON CONFLICT (token_sha256) DO NOTHING`
+			tag, err := tx.db.Exec(ctx, qt, h[:], c.ID)
+			if err != nil {
+				return translate(err, "add client token")
+			}
+			if tag.RowsAffected() == 0 {
+				var owner string
+				if err := tx.db.QueryRow(ctx, `SELECT client_id FROM client_tokens WHERE token_sha256 = $1`, h[:]).Scan(&owner); err != nil {
+					return translate(err, "check client token")
+				}
+				if owner != c.ID {
+					return document.Errorf(document.ECONFLICT, "a token of client %s is already assigned to another client", c.ID)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteClientToken revokes one access token. Returns ENOTFOUND if the
+// client has no such token.
+func (s *Store) DeleteClientToken(ctx context.Context, clientID string, h [32]byte) error {
+	tag, err := s.db.Exec(ctx, `DELETE FROM client_tokens WHERE token_sha256 = $1 AND client_id = $2`, h[:], clientID)
+	if err != nil {
+		return translate(err, "delete client token")
+	}
+	if tag.RowsAffected() == 0 {
+		return document.Errorf(document.ENOTFOUND, "client %s has no such token", clientID)
+	}
+	return nil
+}
+
+// ClientByToken authenticates a bearer token. The token is hashed first, so
+// the index lookup never sees the secret; the stored hash is then compared in
+// constant time. Returns EUNAUTHENTICATED for unknown tokens.
+func (s *Store) ClientByToken(ctx context.Context, token string) (document.Client, error) {
+	h := TokenHash(token)
+	const q = `SELECT t.token_sha256, c.id, c.name, c.webhook_url, c.webhook_token, c.signing_secret, c.webhook_enabled
+		FROM client_tokens t JOIN clients c ON c.id = t.client_id WHERE t.token_sha256 = $1`
+	var stored []byte
+	var c document.Client
+	err := s.db.QueryRow(ctx, q, h[:]).Scan(&stored, &c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled)
+	if err != nil {
+		if document.ErrorKind(translate(err, "")) == document.ENOTFOUND {
+			return document.Client{}, document.Errorf(document.EUNAUTHENTICATED, "invalid access token")
+		}
+		return document.Client{}, translate(err, "authenticate")
+	}
+	if subtle.ConstantTimeCompare(stored, h[:]) != 1 {
+		return document.Client{}, document.Errorf(document.EUNAUTHENTICATED, "invalid access token")
+	}
+	return c, nil
+}
+
+// Client returns one client. Returns ENOTFOUND for unknown ids.
+func (s *Store) Client(ctx context.Context, id string) (document.Client, error) {
+	const q = `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled FROM clients WHERE id = $1`
+	var c document.Client
+	if err := s.db.QueryRow(ctx, q, id).Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled); err != nil {
+		return c, translate(err, fmt.Sprintf("client %s", id))
+	}
+	return c, nil
+}
+
+// Clients lists all clients ordered by id.
+func (s *Store) Clients(ctx context.Context) ([]document.Client, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled FROM clients ORDER BY id`)
+	if err != nil {
+		return nil, translate(err, "list clients")
+	}
+	defer rows.Close()
+	var out []document.Client
+	for rows.Next() {
+		var c document.Client
+		if err := rows.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled); err != nil {
+			return nil, translate(err, "scan client")
+		}
+		out = append(out, c)
+	}
+	return out, translate(rows.Err(), "list clients")
+}
+
+// SetWebhookEnabled enables or disables a client's webhook endpoint.
+// Returns ENOTFOUND for unknown ids.
+func (s *Store) SetWebhookEnabled(ctx context.Context, id string, enabled bool) error {
+	tag, err := s.db.Exec(ctx, `UPDATE clients SET webhook_enabled = $2, updated_at = now() WHERE id = $1`, id, enabled)
+	if err != nil {
+		return translate(err, "set webhook enabled")
+	}
+	if tag.RowsAffected() == 0 {
+		return document.Errorf(document.ENOTFOUND, "client %s not found", id)
+	}
+	return nil
+}

@@ -1,0 +1,332 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/jackc/pgx/v5"
+)
+
+// OutboxRow is a message to publish after the transaction that wrote it
+// commits. MsgID is the JetStream dedup id, so a row published twice (relay
+// killed between publish and mark) is stored once by the broker.
+type OutboxRow struct {
+	ID      int64
+	Subject string
+	MsgID   string
+	Payload []byte
+}
+
+const documentColumns = `id::text, log_id, client_id, message_id, file_sha256, file_size, filename, subject, template,
+	coalesce(party_id, ''), coalesce(result_mode, ''), document_date, coalesce(source_path, ''), coalesce(result_path, ''),
+	coalesce(result_json_path, ''), state, coalesce(status_reason, ''), attempts, created_at, updated_at`
+
+func scanDocument(row pgx.Row) (document.Document, error) {
+	var d document.Document
+	var mode, state, reason string
+	err := row.Scan(&d.ID, &d.LogID, &d.ClientID, &d.MessageID, &d.FileSHA256, &d.FileSize, &d.Filename, &d.Subject,
+		&d.Template, &d.PartyID, &mode, &d.DocumentDate, &d.SourcePath, &d.ResultPath, &d.ResultJSONPath, &state,
+		&reason, &d.Attempts, &d.CreatedAt, &d.UpdatedAt)
+	d.ResultMode, d.State, d.StatusReason = document.ResultMode(mode), document.State(state), document.Reason(reason)
+	return d, err
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// CreateDocument inserts d in state received with its creating event and the
+// outbox row for the processor, all in one transaction.
+//
+// Idempotency: (client_id, message_id) is unique. If a document with d's
+// message id exists already, CreateDocument returns it with created=false when
+// its file SHA-256 equals d's, and an EINVALID error with code
+// duplicate_message_id when it differs. The unique index decides under
+// concurrent uploads, so exactly one row is ever written.
+func (s *Store) CreateDocument(ctx context.Context, d document.Document, job OutboxRow) (document.Document, bool, error) {
+	var out document.Document
+	var created bool
+	err := s.WithTx(ctx, func(tx *Store) error {
+		const q = `INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
+				template, party_id, result_mode, source_path, state)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			ON CONFLICT (client_id, message_id) DO NOTHING
+			RETURNING ` + documentColumns
+		row := tx.db.QueryRow(ctx, q, d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
+			d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath),
+			document.StateReceived)
+		got, err := scanDocument(row)
+		if err == pgx.ErrNoRows {
+			existing, err := tx.DocumentByMessageID(ctx, d.ClientID, d.MessageID)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(existing.FileSHA256, d.FileSHA256) {
+				return document.CodedErrorf(document.EINVALID, "duplicate_message_id",
+					"message_id %q was already used for a different file", d.MessageID)
+			}
+			out = existing
+			return nil
+		}
+		if err != nil {
+			return translate(err, "insert document")
+		}
+		if err := tx.appendEvent(ctx, got.ID, "", document.StateReceived, "", "ingest", ""); err != nil {
+			return err
+		}
+		if err := tx.AddOutbox(ctx, job); err != nil {
+			return err
+		}
+		out, created = got, true
+		return nil
+	})
+	return out, created, err
+}
+
+// DocumentByMessageID returns the client's document with that message id.
+// Returns ENOTFOUND if there is none.
+func (s *Store) DocumentByMessageID(ctx context.Context, clientID, messageID string) (document.Document, error) {
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE client_id = $1 AND message_id = $2`, clientID, messageID)
+	d, err := scanDocument(row)
+	if err != nil {
+		return d, notFound(err, "document with message_id %q not found", messageID)
+	}
+	return d, nil
+}
+
+// DocumentByLogID returns the client's document with that log id. Another
+// client's document is ENOTFOUND exactly like an unknown one (the query is
+// scoped by client, so both take the same path).
+func (s *Store) DocumentByLogID(ctx context.Context, clientID, logID string) (document.Document, error) {
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE client_id = $1 AND log_id = $2`, clientID, logID)
+	d, err := scanDocument(row)
+	if err != nil {
+		return d, notFound(err, "document %s not found", logID)
+	}
+	return d, nil
+}
+
+// DocumentByLogIDAnyClient is for operators and workers, which are trusted
+// across tenants. Returns ENOTFOUND for unknown log ids.
+func (s *Store) DocumentByLogIDAnyClient(ctx context.Context, logID string) (document.Document, error) {
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE log_id = $1`, logID)
+	d, err := scanDocument(row)
+	if err != nil {
+		return d, notFound(err, "document %s not found", logID)
+	}
+	return d, nil
+}
+
+// Document returns a document by database id. Returns ENOTFOUND if missing.
+func (s *Store) Document(ctx context.Context, id string) (document.Document, error) {
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = $1`, id)
+	d, err := scanDocument(row)
+	if err != nil {
+		return d, notFound(err, "document %s not found", id)
+	}
+	return d, nil
+}
+
+func notFound(err error, format string, args ...any) error {
+	if err == pgx.ErrNoRows {
+		return document.CodedErrorf(document.ENOTFOUND, "document_not_found", format, args...)
+	}
+	return translate(err, "get document")
+}
+
+// Change is one state change of a document.
+type Change struct {
+	DocumentID string
+	From       document.State
+	To         document.State
+	// Reason sets status_reason: nil keeps the current one, a pointer to ""
+	// clears it.
+	Reason *document.Reason
+	Actor  string // "ingest", "processor", "dispatcher", "operator:<name>", "sweeper"
+	Detail string // free text for the event (error message, attempt info)
+
+	// Optional column updates; nil leaves the column as it is.
+	ResultPath     *string
+	ResultJSONPath *string
+	DocumentDate   *time.Time
+	// CountAttempt increments attempts.
+	CountAttempt bool
+	// Outbox rows written in the same transaction.
+	Outbox []OutboxRow
+}
+
+// Transition applies c as a compare-and-set on the document's current state,
+// appends the event and writes c.Outbox, all in one transaction.
+//
+// Returns ECONFLICT when the transition is not in the state machine or the
+// document is no longer in c.From (someone else moved it: callers that
+// already made this transition treat that as a duplicate), and ENOTFOUND when
+// the document does not exist.
+func (s *Store) Transition(ctx context.Context, c Change) (document.Document, error) {
+	if err := document.CheckTransition(c.From, c.To); err != nil {
+		return document.Document{}, err
+	}
+	var out document.Document
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var reason any = nil
+		setReason := c.Reason != nil
+		if setReason && *c.Reason != "" {
+			reason = string(*c.Reason)
+		}
+		var date any
+		if c.DocumentDate != nil {
+			date = c.DocumentDate.Format(time.DateOnly)
+		}
+		inc := 0
+		if c.CountAttempt {
+			inc = 1
+		}
+		const q = `UPDATE documents SET state = $3,
+				status_reason = CASE WHEN $4::boolean THEN $5::text ELSE status_reason END,
+				result_path = coalesce($6, result_path),
+				result_json_path = coalesce($7, result_json_path),
+				document_date = coalesce($8::date, document_date),
+				attempts = attempts + $9,
+				updated_at = now()
+			WHERE id = $1 AND state = $2
+			RETURNING ` + documentColumns
+		row := tx.db.QueryRow(ctx, q, c.DocumentID, c.From, c.To, setReason, reason, c.ResultPath, c.ResultJSONPath, date, inc)
+		d, err := scanDocument(row)
+		if err == pgx.ErrNoRows {
+			cur, err := tx.Document(ctx, c.DocumentID)
+			if err != nil {
+				return err
+			}
+			return document.Errorf(document.ECONFLICT, "document %s is %s, not %s", c.DocumentID, cur.State, c.From)
+		}
+		if err != nil {
+			return translate(err, "transition")
+		}
+		evReason := d.StatusReason
+		if err := tx.appendEvent(ctx, d.ID, c.From, c.To, evReason, c.Actor, c.Detail); err != nil {
+			return err
+		}
+		for _, m := range c.Outbox {
+			if err := tx.AddOutbox(ctx, m); err != nil {
+				return err
+			}
+		}
+		out = d
+		return nil
+	})
+	return out, err
+}
+
+// RecordEvent appends an event that does not change the state (for example
+// a failed attempt that will be retried), so the history shows every try.
+func (s *Store) RecordEvent(ctx context.Context, documentID string, state document.State, actor, detail string) error {
+	return s.appendEvent(ctx, documentID, state, state, "", actor, detail)
+}
+
+func (s *Store) appendEvent(ctx context.Context, docID string, from, to document.State, reason document.Reason, actor, detail string) error {
+	const q = `INSERT INTO document_events (document_id, from_state, to_state, reason, actor, detail) VALUES ($1, $2, $3, $4, $5, $6)`
+	if _, err := s.db.Exec(ctx, q, docID, nullable(string(from)), to, nullable(string(reason)), actor, nullable(detail)); err != nil {
+		return translate(err, "append event")
+	}
+	return nil
+}
+
+// Events returns a document's history, oldest first.
+func (s *Store) Events(ctx context.Context, documentID string) ([]document.Event, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, coalesce(from_state, ''), to_state, coalesce(reason, ''), actor,
+		coalesce(detail, ''), at FROM document_events WHERE document_id = $1 ORDER BY id`, documentID)
+	if err != nil {
+		return nil, translate(err, "list events")
+	}
+	defer rows.Close()
+	var out []document.Event
+	for rows.Next() {
+		var e document.Event
+		var from, to, reason string
+		if err := rows.Scan(&e.ID, &from, &to, &reason, &e.Actor, &e.Detail, &e.At); err != nil {
+			return nil, translate(err, "scan event")
+		}
+		e.From, e.To, e.Reason = document.State(from), document.State(to), document.Reason(reason)
+		out = append(out, e)
+	}
+	return out, translate(rows.Err(), "list events")
+}
+
+// AddOutbox writes one outbox row (normally inside a WithTx together with
+// the state change it announces).
+func (s *Store) AddOutbox(ctx context.Context, m OutboxRow) error {
+	if m.Subject == "" || m.MsgID == "" {
+		return fmt.Errorf("outbox row needs subject and msg id")
+	}
+	if m.Payload == nil {
+		m.Payload = []byte{} // the column is NOT NULL; an empty job body is legal
+	}
+	if _, err := s.db.Exec(ctx, `INSERT INTO outbox (subject, msg_id, payload) VALUES ($1, $2, $3)`, m.Subject, m.MsgID, m.Payload); err != nil {
+		return translate(err, "add outbox")
+	}
+	return nil
+}
+
+// RelayOutbox claims up to limit unsent rows with FOR UPDATE SKIP LOCKED (so
+// several relays share the work without blocking), calls publish for each in
+// id order, marks the published ones sent and commits. A publish error stops
+// the batch; rows published before it are still marked. If the process dies
+// between publish and commit, the rows are published again later with the
+// same MsgID and the broker's dedup window drops the copy.
+func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, m OutboxRow) error) (int, error) {
+	var marked int
+	var pubErr error
+	err := s.WithTx(ctx, func(tx *Store) error {
+		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload FROM outbox WHERE sent_at IS NULL
+			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		if err != nil {
+			return translate(err, "claim outbox")
+		}
+		var batch []OutboxRow
+		for rows.Next() {
+			var m OutboxRow
+			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload); err != nil {
+				rows.Close()
+				return translate(err, "scan outbox")
+			}
+			batch = append(batch, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return translate(err, "claim outbox")
+		}
+		var ids []int64
+		for _, m := range batch {
+			if err := publish(ctx, m); err != nil {
+				pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, err)
+				break
+			}
+			ids = append(ids, m.ID)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = now() WHERE id = ANY($1)`, ids); err != nil {
+			return translate(err, "mark outbox")
+		}
+		marked = len(ids)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return marked, pubErr
+}
+
+// PendingOutbox counts rows not yet published.
+func (s *Store) PendingOutbox(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE sent_at IS NULL`).Scan(&n)
+	return n, translate(err, "count outbox")
+}

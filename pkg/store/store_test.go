@@ -1,0 +1,276 @@
+package store_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func setup(t *testing.T) (*store.Store, context.Context) {
+	t.Helper()
+	s := storetest.Store(t)
+	ctx := t.Context()
+	require.NoError(t, s.UpsertClient(ctx, document.Client{ID: "acme", Name: "ACME"}, store.TokenHash("tok-acme")))
+	require.NoError(t, s.UpsertClient(ctx, document.Client{ID: "globex", Name: "Globex"}, store.TokenHash("tok-globex")))
+	return s, ctx
+}
+
+func newDoc(client, messageID string, content string) (document.Document, store.OutboxRow) {
+	sum := sha256.Sum256([]byte(content))
+	id := uuid.Must(uuid.NewV7()).String()
+	logID := uuid.NewString()
+	d := document.Document{ID: id, LogID: logID, ClientID: client, MessageID: messageID, FileSHA256: sum[:],
+		FileSize: int64(len(content)), Filename: "a.pdf", Subject: "PO", Template: "contoso-po", SourcePath: "s3://b/k"}
+	return d, store.OutboxRow{Subject: "intake.process." + client, MsgID: logID + ":process:1", Payload: []byte(logID)}
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t)
+	require.NoError(t, store.Migrate(t.Context(), pool))
+	require.NoError(t, store.Migrate(t.Context(), pool))
+}
+
+func TestClientByToken(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	c, err := s.ClientByToken(ctx, "tok-acme")
+	require.NoError(t, err)
+	require.Equal(t, "acme", c.ID)
+	for _, bad := range []string{"", "tok-acm", "tok-acme ", "TOK-ACME"} {
+		_, err := s.ClientByToken(ctx, bad)
+		require.Equal(t, document.EUNAUTHENTICATED, document.ErrorKind(err), bad)
+	}
+	// Rotation: a second token works alongside the first, and revoking one
+	// leaves the other valid.
+	require.NoError(t, s.UpsertClient(ctx, document.Client{ID: "acme", Name: "ACME 2"}, store.TokenHash("tok-acme-2")))
+	c, err = s.ClientByToken(ctx, "tok-acme-2")
+	require.NoError(t, err)
+	require.Equal(t, "ACME 2", c.Name)
+	require.NoError(t, s.DeleteClientToken(ctx, "acme", store.TokenHash("tok-acme")))
+	_, err = s.ClientByToken(ctx, "tok-acme")
+	require.Equal(t, document.EUNAUTHENTICATED, document.ErrorKind(err))
+	// A token cannot be claimed by a second client.
+	err = s.UpsertClient(ctx, document.Client{ID: "globex"}, store.TokenHash("tok-acme-2"))
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	err = s.UpsertClient(ctx, document.Client{ID: "Bad Id"})
+	require.Equal(t, document.EINVALID, document.ErrorKind(err))
+}
+
+func TestCreateDocumentIdempotent(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	d, job := newDoc("acme", "m-1", "pdf one")
+	got, created, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, document.StateReceived, got.State)
+
+	// Same message id, same file: the original comes back, nothing new.
+	d2, job2 := newDoc("acme", "m-1", "pdf one")
+	again, created, err := s.CreateDocument(ctx, d2, job2)
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, got.LogID, again.LogID)
+
+	// Same message id, other file.
+	d3, job3 := newDoc("acme", "m-1", "pdf two")
+	_, _, err = s.CreateDocument(ctx, d3, job3)
+	e, ok := document.AsError(err)
+	require.True(t, ok)
+	require.Equal(t, "duplicate_message_id", e.Code)
+
+	// Another client may use the same message id.
+	d4, job4 := newDoc("globex", "m-1", "pdf two")
+	_, created, err = s.CreateDocument(ctx, d4, job4)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	n, err := s.PendingOutbox(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "one outbox row per created document")
+	ev, err := s.Events(ctx, got.ID)
+	require.NoError(t, err)
+	require.Len(t, ev, 1)
+	require.Equal(t, document.StateReceived, ev[0].To)
+}
+
+func TestCreateDocumentConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	const n = 20
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	logIDs := make([]string, n)
+	createdCount := make([]bool, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, job := newDoc("acme", "same", "same bytes")
+			<-start
+			got, created, err := s.CreateDocument(ctx, d, job)
+			logIDs[i], createdCount[i], errs[i] = got.LogID, created, err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	created := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		require.Equal(t, logIDs[0], logIDs[i])
+		if createdCount[i] {
+			created++
+		}
+	}
+	require.Equal(t, 1, created)
+	var rows int
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT count(*) FROM documents`).Scan(&rows))
+	require.Equal(t, 1, rows)
+	pending, err := s.PendingOutbox(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, pending)
+}
+
+func TestDocumentTenantScope(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	d, job := newDoc("acme", "m", "x")
+	_, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	_, err = s.DocumentByLogID(ctx, "acme", d.LogID)
+	require.NoError(t, err)
+	for _, c := range []struct{ client, log string }{{"globex", d.LogID}, {"acme", "nope"}} {
+		_, err = s.DocumentByLogID(ctx, c.client, c.log)
+		e, ok := document.AsError(err)
+		require.True(t, ok)
+		require.Equal(t, document.ENOTFOUND, e.Kind)
+		require.Equal(t, "document_not_found", e.Code)
+	}
+}
+
+func TestTransitionCompareAndSet(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	d, job := newDoc("acme", "m", "x")
+	_, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+
+	// Not in the table: refused before touching the row.
+	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateSentSuccess, Actor: "t"})
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+
+	// Racing workers: exactly one wins received → processed_*.
+	const n = 10
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	wins := make(chan int, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			to := document.StateProcessedSuccess
+			if i%2 == 1 {
+				to = document.StateProcessedRejected
+			}
+			_, err := s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: to, Actor: fmt.Sprint(i),
+				Reason: ptr(document.ReasonNotAnOrder), ResultPath: ptr("s3://b/r.xml"), CountAttempt: true,
+				Outbox: []store.OutboxRow{{Subject: "intake.deliver.acme", MsgID: fmt.Sprintf("%s:deliver:%d", d.LogID, i)}}})
+			if err == nil {
+				wins <- i
+			} else {
+				require.Equal(t, document.ECONFLICT, document.ErrorKind(err), "%v", err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(wins)
+	require.Len(t, wins, 1)
+	got, err := s.Document(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, "s3://b/r.xml", got.ResultPath)
+	require.Equal(t, 1, got.Attempts)
+	require.Equal(t, document.ReasonNotAnOrder, got.StatusReason)
+	ev, err := s.Events(ctx, d.ID)
+	require.NoError(t, err)
+	require.Len(t, ev, 2, "one creating event, one winning transition")
+	pending, err := s.PendingOutbox(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, pending, "process job + the winner's deliver job")
+
+	_, err = s.Transition(ctx, store.Change{DocumentID: uuid.NewString(), From: document.StateReceived, To: document.StateDLQ, Actor: "t"})
+	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
+}
+
+func TestRelayOutbox(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	for i := range 5 {
+		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)}}))
+	}
+	// A publish failure stops the batch; what was published is marked.
+	var seen []string
+	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, m store.OutboxRow) error {
+		if m.MsgID == "2" {
+			return fmt.Errorf("broker down")
+		}
+		seen = append(seen, m.MsgID)
+		return nil
+	})
+	require.Error(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, []string{"0", "1"}, seen)
+
+	// Two relays at once never publish the same row twice.
+	var mu sync.Mutex
+	count := map[string]int{}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n, err := s.RelayOutbox(ctx, 1, func(_ context.Context, m store.OutboxRow) error {
+					mu.Lock()
+					count[m.MsgID]++
+					mu.Unlock()
+					return nil
+				})
+				require.NoError(t, err)
+				if n == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, map[string]int{"2": 1, "3": 1, "4": 1}, count)
+}
+
+func TestMappings(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	require.NoError(t, s.PutMappings(ctx, "acme", []store.Mapping{{Kind: "article", Key: "B-1", Value: "S-1"}}))
+	v, ok, err := s.LookupMapping(ctx, "acme", "article", "B-1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "S-1", v)
+	_, ok, err = s.LookupMapping(ctx, "globex", "article", "B-1")
+	require.NoError(t, err)
+	require.False(t, ok, "mappings are per client")
+	require.NoError(t, s.DeleteMapping(ctx, "acme", "article", "B-1"))
+	require.Equal(t, document.ENOTFOUND, document.ErrorKind(s.DeleteMapping(ctx, "acme", "article", "B-1")))
+}
