@@ -1,0 +1,242 @@
+// Package config reads docintake's configuration from the environment, in one
+// place. Every variable has a default, a meaning and a parser in Vars; that
+// list renders the README table and `intakectl config print`, so the
+// documentation cannot drift from the code.
+package config
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole system's configuration; each service uses its part.
+type Config struct {
+	HTTPAddr        string
+	BasePath        string
+	MetricsAddr     string
+	DatabaseURL     string
+	NATSURL         string
+	NATSListen      string
+	DataDir         string
+	Stream          string
+	SubjectPrefix   string
+	S3              S3
+	ClientsFile     string
+	TemplatesDir    string
+	MaxUploadBytes  int64
+	LogLevel        string
+	ShutdownTimeout time.Duration
+
+	PDFEngine  string
+	PDFTimeout time.Duration
+	PDFWorkers int
+
+	ProcessorConcurrency  int
+	ProcessorRetry        []time.Duration
+	ProcessorMaxFailures  int
+	SweepInterval         time.Duration
+	StuckAfter            time.Duration
+	WebhookTimeout        time.Duration
+	WebhookRetry          []time.Duration
+	WebhookAllowPrivate   bool
+	WebhookConcurrency    int
+	DispatcherConcurrency int
+}
+
+// S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
+// uses the filesystem store under DataDir).
+type S3 struct {
+	Endpoint  string
+	Region    string
+	Bucket    string
+	AccessKey string
+	SecretKey string
+	PathStyle bool
+}
+
+// Var is one environment variable.
+type Var struct {
+	Name    string
+	Default string
+	Doc     string
+	set     func(c *Config, v string) error
+}
+
+func str(dst func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *dst(c) = v; return nil }
+}
+
+func integer(dst func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("must be a non-negative integer")
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+func duration(dst func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("must be a Go duration such as 20s")
+		}
+		*dst(c) = d
+		return nil
+	}
+}
+
+func boolean(dst func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("must be true or false")
+		}
+		*dst(c) = b
+		return nil
+	}
+}
+
+func schedule(dst func(*Config) *[]time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		s, err := ParseSchedule(v)
+		if err != nil {
+			return err
+		}
+		*dst(c) = s
+		return nil
+	}
+}
+
+// ParseSchedule parses a comma-separated list of Go durations ("5s,5m,30m").
+func ParseSchedule(v string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, p := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("must be comma-separated positive Go durations, got %q", p)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Vars lists every variable, its default and meaning.
+var Vars = []Var{
+	{"INTAKE_HTTP_ADDR", "127.0.0.1:8080", "Address the ingest API listens on.", str(func(c *Config) *string { return &c.HTTPAddr })},
+	{"INTAKE_BASE_PATH", "", "Path prefix of the client API (e.g. /api/v1); empty serves at the root.", str(func(c *Config) *string { return &c.BasePath })},
+	{"INTAKE_METRICS_ADDR", "127.0.0.1:9090", "Address processor and dispatcher serve /healthz, /readyz and /metrics on (ingest serves them on INTAKE_HTTP_ADDR).", str(func(c *Config) *string { return &c.MetricsAddr })},
+	{"INTAKE_DATABASE_URL", "", "PostgreSQL URL. Required for the separate services; standalone starts a private cluster when unset.", str(func(c *Config) *string { return &c.DatabaseURL })},
+	{"INTAKE_NATS_URL", "nats://127.0.0.1:4222", "NATS JetStream URL of the separate services and intakectl.", str(func(c *Config) *string { return &c.NATSURL })},
+	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join.", str(func(c *Config) *string { return &c.NATSListen })},
+	{"INTAKE_DATA_DIR", "./.data", "Standalone's data: JetStream store, filesystem object store, private PostgreSQL cluster.", str(func(c *Config) *string { return &c.DataDir })},
+	{"INTAKE_STREAM", "INTAKE", "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
+	{"INTAKE_SUBJECT_PREFIX", "intake", "Subject prefix: jobs go to <prefix>.process.<client> and <prefix>.deliver.<client>.", str(func(c *Config) *string { return &c.SubjectPrefix })},
+	{"INTAKE_S3_ENDPOINT", "", "S3 endpoint URL (e.g. http://127.0.0.1:7070). Empty: standalone stores objects under INTAKE_DATA_DIR/objects.", str(func(c *Config) *string { return &c.S3.Endpoint })},
+	{"INTAKE_S3_REGION", "us-east-1", "S3 region.", str(func(c *Config) *string { return &c.S3.Region })},
+	{"INTAKE_S3_BUCKET", "docintake", "S3 bucket for sources and results (created if missing).", str(func(c *Config) *string { return &c.S3.Bucket })},
+	{"INTAKE_S3_ACCESS_KEY", "", "S3 access key id.", str(func(c *Config) *string { return &c.S3.AccessKey })},
+	{"INTAKE_S3_SECRET_KEY", "", "S3 secret access key.", str(func(c *Config) *string { return &c.S3.SecretKey })},
+	{"INTAKE_S3_PATH_STYLE", "true", "Use path-style S3 addressing (needed by most self-hosted S3 servers).", boolean(func(c *Config) *bool { return &c.S3.PathStyle })},
+	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
+	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive).", str(func(c *Config) *string { return &c.TemplatesDir })},
+	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("must be a positive number of bytes")
+		}
+		c.MaxUploadBytes = n
+		return nil
+	}},
+	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
+	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (pdftotext if installed, else pdfium), pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
+	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
+	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
+	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
+	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
+	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},
+	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
+	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
+	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
+	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
+	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback/private/link-local addresses (dev and tests).", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client.", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
+	{"INTAKE_DISPATCHER_CONCURRENCY", "16", "Webhook calls in flight per dispatcher process.", integer(func(c *Config) *int { return &c.DispatcherConcurrency })},
+}
+
+// FromEnv builds the configuration from getenv (os.Getenv in main; a map in
+// tests), applying defaults, then validates it. Errors name the variable.
+func FromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	for _, v := range Vars {
+		val, from := getenv(v.Name), "environment"
+		if val == "" {
+			val, from = v.Default, "default"
+		}
+		if val == "" {
+			continue
+		}
+		if err := v.set(&c, val); err != nil {
+			return c, fmt.Errorf("%s (%s %q): %w", v.Name, from, val, err)
+		}
+	}
+	if c.PDFWorkers == 0 {
+		c.PDFWorkers = runtime.GOMAXPROCS(0)
+	}
+	if c.ProcessorConcurrency == 0 {
+		c.ProcessorConcurrency = runtime.GOMAXPROCS(0)
+	}
+	return c, c.validate()
+}
+
+func (c Config) validate() error {
+	if c.BasePath != "" && (!strings.HasPrefix(c.BasePath, "/") || strings.HasSuffix(c.BasePath, "/")) {
+		return fmt.Errorf("INTAKE_BASE_PATH %q must start with / and not end with /", c.BasePath)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("INTAKE_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
+	}
+	switch c.PDFEngine {
+	case "auto", "pdftotext", "pdfium", "ocr":
+	default:
+		return fmt.Errorf("INTAKE_PDF_ENGINE %q must be auto, pdftotext, pdfium or ocr", c.PDFEngine)
+	}
+	if c.S3.Endpoint != "" && c.S3.Bucket == "" {
+		return fmt.Errorf("INTAKE_S3_BUCKET is required with INTAKE_S3_ENDPOINT")
+	}
+	if c.ProcessorMaxFailures < 1 {
+		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")
+	}
+	return nil
+}
+
+// RequireDatabase returns an error naming INTAKE_DATABASE_URL when it is
+// unset (the separate services need it; standalone can start its own).
+func (c Config) RequireDatabase() error {
+	if c.DatabaseURL == "" {
+		return fmt.Errorf("INTAKE_DATABASE_URL is required")
+	}
+	return nil
+}
+
+// Markdown renders Vars as the README's configuration table.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, v := range Vars {
+		def := "`" + v.Default + "`"
+		if v.Default == "" {
+			def = "(empty)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, strings.ReplaceAll(v.Doc, "|", "\\|"))
+	}
+	return b.String()
+}

@@ -1,0 +1,53 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := config.FromEnv(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:8080", c.HTTPAddr)
+	require.Equal(t, int64(25<<20), c.MaxUploadBytes)
+	require.Equal(t, "127.0.0.1:4223", c.NATSListen)
+	require.Equal(t, 20*time.Second, c.PDFTimeout)
+	require.Equal(t, []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}, c.ProcessorRetry)
+	require.Equal(t, []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}, c.WebhookRetry)
+	require.Error(t, c.RequireDatabase())
+}
+
+func TestErrorsNameTheVariable(t *testing.T) {
+	t.Parallel()
+	for name, val := range map[string]string{
+		"INTAKE_MAX_UPLOAD_BYTES":         "lots",
+		"INTAKE_PDF_TIMEOUT":              "20",
+		"INTAKE_PROCESSOR_RETRY_SCHEDULE": "1m,,5m",
+		"INTAKE_BASE_PATH":                "api/",
+		"INTAKE_LOG_LEVEL":                "loud",
+		"INTAKE_S3_PATH_STYLE":            "maybe",
+	} {
+		_, err := config.FromEnv(env(map[string]string{name: val}))
+		require.ErrorContains(t, err, name)
+	}
+}
+
+// The README's table is generated from Vars; it must be current.
+func TestReadmeListsEveryVariable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), config.Markdown(), "README.md's configuration table is stale: paste config.Markdown() (intakectl config print --markdown)")
+	for _, v := range config.Vars {
+		require.True(t, strings.Contains(string(b), v.Name), v.Name)
+	}
+}
