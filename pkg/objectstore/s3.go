@@ -1,0 +1,340 @@
+package objectstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// MinPartSize is the smallest multipart part S3 accepts (except the last).
+const MinPartSize = 5 << 20
+
+// maxParts is S3's limit on parts per multipart upload.
+const maxParts = 10000
+
+// S3Config configures an S3 store. It is filled by pkg/config from the
+// INTAKE_S3_* variables; the store reads no environment itself.
+type S3Config struct {
+	// Endpoint is the base URL of the S3 server (INTAKE_S3_ENDPOINT), e.g.
+	// "http://127.0.0.1:7070". Empty means AWS's regional endpoint.
+	Endpoint string
+	// Region (INTAKE_S3_REGION). Defaults to "us-east-1".
+	Region string
+	// Bucket holding all objects (INTAKE_S3_BUCKET). Required.
+	Bucket string
+	// AccessKey and SecretKey are static credentials (INTAKE_S3_ACCESS_KEY,
+	// INTAKE_S3_SECRET_KEY). Both empty means anonymous requests.
+	AccessKey string
+	SecretKey string
+	// PathStyle addresses buckets as http://host/bucket/key instead of
+	// http://bucket.host/key (INTAKE_S3_PATH_STYLE); most self-hosted S3
+	// servers (versitygw, MinIO) need it.
+	PathStyle bool
+	// PartSize is the multipart part size and thereby the most memory one Put
+	// of a stream holds. Defaults to MinPartSize (5 MiB); smaller values are
+	// raised to it.
+	PartSize int64
+	// HTTPClient overrides the SDK's default HTTP client (tests, proxies).
+	HTTPClient *http.Client
+}
+
+// S3 is a Store on one bucket of an S3-compatible server.
+type S3 struct {
+	client   *s3.Client
+	bucket   string
+	region   string
+	partSize int64
+	parts    sync.Pool // *[]byte of partSize, reused across Puts
+}
+
+var _ Store = (*S3)(nil)
+
+// NewS3 builds the client; it does not contact the server (see Ping and
+// EnsureBucket). Returns EINVALID-free plain errors for bad config.
+func NewS3(cfg S3Config) (*S3, error) {
+	if cfg.Bucket == "" {
+		return nil, errors.New("s3: bucket is required")
+	}
+	if (cfg.AccessKey == "") != (cfg.SecretKey == "") {
+		return nil, errors.New("s3: access key and secret key must be set together")
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if cfg.PartSize < MinPartSize {
+		cfg.PartSize = MinPartSize
+	}
+	opts := s3.Options{
+		Region:       cfg.Region,
+		UsePathStyle: cfg.PathStyle,
+		// The SDK's default (checksums whenever supported) sends trailing
+		// checksums that several S3-compatible servers reject; S3 itself
+		// still verifies Content-MD5/SHA-256 signed payloads.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+	}
+	if cfg.Endpoint != "" {
+		opts.BaseEndpoint = aws.String(cfg.Endpoint)
+	}
+	if cfg.AccessKey != "" {
+		opts.Credentials = credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")
+	} else {
+		opts.Credentials = aws.AnonymousCredentials{}
+	}
+	if cfg.HTTPClient != nil {
+		opts.HTTPClient = cfg.HTTPClient
+	}
+	s := &S3{client: s3.New(opts), bucket: cfg.Bucket, region: cfg.Region, partSize: cfg.PartSize}
+	s.parts.New = func() any {
+		b := make([]byte, s.partSize)
+		return &b
+	}
+	return s, nil
+}
+
+// Bucket returns the bucket name.
+func (s *S3) Bucket() string { return s.bucket }
+
+// Client exposes the SDK client for tests and tools (bucket clean-up,
+// benchmarks against raw PutObject).
+func (s *S3) Client() *s3.Client { return s.client }
+
+// EnsureBucket creates the bucket if it does not exist. Idempotent: a bucket
+// that already exists and is ours is success.
+func (s *S3) EnsureBucket(ctx context.Context) error {
+	in := &s3.CreateBucketInput{Bucket: aws.String(s.bucket)}
+	if s.region != "us-east-1" {
+		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{
+			LocationConstraint: types.BucketLocationConstraint(s.region),
+		}
+	}
+	_, err := s.client.CreateBucket(ctx, in)
+	var owned *types.BucketAlreadyOwnedByYou
+	if err == nil || errors.As(err, &owned) {
+		return nil
+	}
+	var exists *types.BucketAlreadyExists
+	if errors.As(err, &exists) {
+		// Some servers answer AlreadyExists also to the owner; HeadBucket
+		// tells whether we may use it.
+		if perr := s.Ping(ctx); perr == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("create bucket %s: %w", s.bucket, err)
+}
+
+// Ping checks that the bucket is reachable with our credentials.
+func (s *S3) Ping(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.bucket)}); err != nil {
+		return fmt.Errorf("s3 bucket %s: %w", s.bucket, err)
+	}
+	return nil
+}
+
+// URI returns "s3://bucket/key".
+func (s *S3) URI(key string) string { return "s3://" + s.bucket + "/" + key }
+
+// Put uploads the body. A body that is an io.ReadSeeker of known size is
+// sent as one PutObject straight from the reader (no copy). Any other body is
+// read one part at a time into a pooled PartSize buffer: a body that fits in
+// one part becomes a single PutObject, a longer one a multipart upload whose
+// parts are sent one after the other, so one Put never holds more than one
+// part in memory. A failed multipart upload is aborted.
+func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	if err := ValidKey(key); err != nil {
+		return err
+	}
+	if rs, ok := r.(io.ReadSeeker); ok && size >= 0 && size <= maxSinglePut {
+		return s.putSeeker(ctx, key, rs, size, contentType)
+	}
+	bufp := s.parts.Get().(*[]byte)
+	defer s.parts.Put(bufp)
+	buf := *bufp
+
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		if size >= 0 && int64(n) != size {
+			return sizeMismatch(key, size, int64(n))
+		}
+		return s.putSeeker(ctx, key, bytes.NewReader(buf[:n]), int64(n), contentType)
+	case err != nil:
+		return wrapErr("put", key, err)
+	}
+	return s.putMultipart(ctx, key, r, buf, size, contentType)
+}
+
+// maxSinglePut is S3's limit for one PutObject.
+const maxSinglePut = 5 << 30
+
+func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType string) error {
+	// The SDK sends exactly ContentLength bytes; check that the seeker holds
+	// that many so a wrong size fails like it does in the other paths.
+	if remaining, err := remainingLen(body); err != nil {
+		return wrapErr("put", key, err)
+	} else if remaining != size {
+		return sizeMismatch(key, size, remaining)
+	}
+	in := &s3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(key),
+		Body:          body,
+		ContentLength: aws.Int64(size),
+	}
+	if contentType != "" {
+		in.ContentType = aws.String(contentType)
+	}
+	if _, err := s.client.PutObject(ctx, in); err != nil {
+		return wrapErr("put", key, err)
+	}
+	return nil
+}
+
+// remainingLen returns the bytes between the current offset and the end,
+// leaving the offset unchanged.
+func remainingLen(rs io.Seeker) (int64, error) {
+	cur, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	end, err := rs.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := rs.Seek(cur, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return end - cur, nil
+}
+
+// putMultipart uploads first (a full part already read) and the rest of r.
+func (s *S3) putMultipart(ctx context.Context, key string, r io.Reader, first []byte, size int64, contentType string) (err error) {
+	create := &s3.CreateMultipartUploadInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+	if contentType != "" {
+		create.ContentType = aws.String(contentType)
+	}
+	out, err := s.client.CreateMultipartUpload(ctx, create)
+	if err != nil {
+		return wrapErr("put", key, err)
+	}
+	uploadID := out.UploadId
+	defer func() {
+		if err == nil {
+			return
+		}
+		// Abort even when ctx is cancelled, or the parts stay billed.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = s.client.AbortMultipartUpload(actx, &s3.AbortMultipartUploadInput{
+			Bucket: aws.String(s.bucket), Key: aws.String(key), UploadId: uploadID,
+		})
+	}()
+
+	var completed []types.CompletedPart
+	total := int64(0)
+	chunk := first
+	for num := int32(1); ; num++ {
+		if num > maxParts {
+			return wrapErr("put", key, fmt.Errorf("body exceeds %d parts of %d bytes", maxParts, s.partSize))
+		}
+		part, perr := s.client.UploadPart(ctx, &s3.UploadPartInput{
+			Bucket:        aws.String(s.bucket),
+			Key:           aws.String(key),
+			UploadId:      uploadID,
+			PartNumber:    aws.Int32(num),
+			Body:          bytes.NewReader(chunk),
+			ContentLength: aws.Int64(int64(len(chunk))),
+		})
+		if perr != nil {
+			return wrapErr("put", key, fmt.Errorf("part %d: %w", num, perr))
+		}
+		completed = append(completed, types.CompletedPart{ETag: part.ETag, PartNumber: aws.Int32(num)})
+		total += int64(len(chunk))
+		if size >= 0 && total > size {
+			return sizeMismatch(key, size, total)
+		}
+
+		// The part buffer is free again once UploadPart returned.
+		n, rerr := io.ReadFull(r, first[:cap(first)])
+		if n == 0 && (errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)) {
+			break
+		}
+		if rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) {
+			return wrapErr("put", key, rerr)
+		}
+		chunk = first[:n]
+	}
+	if size >= 0 && total != size {
+		return sizeMismatch(key, size, total)
+	}
+	_, err = s.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		Bucket:          aws.String(s.bucket),
+		Key:             aws.String(key),
+		UploadId:        uploadID,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: completed},
+	})
+	if err != nil {
+		return wrapErr("put", key, err)
+	}
+	return nil
+}
+
+// Get streams the object. ENOTFOUND when the key does not exist.
+func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := ValidKey(key); err != nil {
+		return nil, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		if isNotFound(err) {
+			return nil, notFound(key, err)
+		}
+		return nil, wrapErr("get", key, err)
+	}
+	return out.Body, nil
+}
+
+// Delete removes the object; S3 treats a missing key as success.
+func (s *S3) Delete(ctx context.Context, key string) error {
+	if err := ValidKey(key); err != nil {
+		return err
+	}
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil && !isNotFound(err) {
+		return wrapErr("delete", key, err)
+	}
+	return nil
+}
+
+// isNotFound recognises a missing key across S3 implementations: the typed
+// NoSuchKey, and the bare codes some servers send.
+func isNotFound(err error) bool {
+	var nsk *types.NoSuchKey
+	if errors.As(err, &nsk) {
+		return true
+	}
+	var nf *types.NotFound
+	if errors.As(err, &nf) {
+		return true
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "NoSuchKey", "NotFound":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,353 @@
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/require"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
+)
+
+func TestMain(m *testing.M) { objectstoretest.Main(m) }
+
+// stream returns n deterministic pseudo-random bytes as a plain io.Reader
+// (not a Seeker, so stores cannot learn the size) without holding them in
+// memory, and the SHA-256 the bytes will have.
+func stream(seed uint64, n int64) (io.Reader, [32]byte) {
+	h := sha256.New()
+	_, _ = io.Copy(h, io.LimitReader(rand.NewChaCha8(seedBytes(seed)), n))
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return struct{ io.Reader }{io.LimitReader(rand.NewChaCha8(seedBytes(seed)), n)}, sum
+}
+
+func seedBytes(seed uint64) [32]byte {
+	var s [32]byte
+	for i := range 8 {
+		s[i] = byte(seed >> (8 * i))
+	}
+	return s
+}
+
+func readAll(t *testing.T, st objectstore.Store, key string) []byte {
+	t.Helper()
+	rc, err := st.Get(t.Context(), key)
+	require.NoError(t, err)
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	return b
+}
+
+func requireKind(t *testing.T, kind string, err error) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, kind, document.ErrorKind(err), "error: %v", err)
+}
+
+// runConformance is the behaviour every Store must show.
+func runConformance(t *testing.T, newStore func(t *testing.T) objectstore.Store) {
+	t.Run("PutGetKnownSize", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		body := []byte("%PDF-1.4 hello")
+		require.NoError(t, st.Put(t.Context(), "sources/2025/01/02/a.pdf", bytes.NewReader(body), int64(len(body)), "application/pdf"))
+		require.Equal(t, body, readAll(t, st, "sources/2025/01/02/a.pdf"))
+	})
+	t.Run("PutUnknownSizeSmall", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(t.Context(), "k/small", struct{ io.Reader }{strings.NewReader("abc")}, -1, ""))
+		require.Equal(t, []byte("abc"), readAll(t, st, "k/small"))
+	})
+	t.Run("PutEmpty", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(t.Context(), "k/empty", struct{ io.Reader }{strings.NewReader("")}, -1, ""))
+		require.Empty(t, readAll(t, st, "k/empty"))
+	})
+	t.Run("Overwrite", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(t.Context(), "k", strings.NewReader("first version"), 13, ""))
+		require.NoError(t, st.Put(t.Context(), "k", strings.NewReader("second"), 6, ""))
+		require.Equal(t, []byte("second"), readAll(t, st, "k"))
+	})
+	t.Run("GetMissing", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		_, err := st.Get(t.Context(), "results/2025/01/02/nope.xml")
+		requireKind(t, document.ENOTFOUND, err)
+	})
+	t.Run("Delete", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(t.Context(), "d/x", strings.NewReader("x"), 1, ""))
+		require.NoError(t, st.Delete(t.Context(), "d/x"))
+		_, err := st.Get(t.Context(), "d/x")
+		requireKind(t, document.ENOTFOUND, err)
+		require.NoError(t, st.Delete(t.Context(), "d/x"), "deleting a missing object is not an error")
+	})
+	t.Run("InvalidKeys", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		for _, key := range []string{"", "/abs", "../up", "a/../b", `a\b`, "a//b", "a/", ".hidden", "a/./b", "nul\x00", strings.Repeat("k", 1025)} {
+			requireKind(t, document.EINVALID, st.Put(t.Context(), key, strings.NewReader("x"), 1, ""))
+			_, err := st.Get(t.Context(), key)
+			requireKind(t, document.EINVALID, err)
+			requireKind(t, document.EINVALID, st.Delete(t.Context(), key))
+		}
+	})
+	t.Run("SizeMismatch", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		cases := map[string]struct {
+			r    io.Reader
+			size int64
+		}{
+			"SeekerShorter": {strings.NewReader("abc"), 4},
+			"SeekerLonger":  {strings.NewReader("abcde"), 4},
+			"StreamShorter": {struct{ io.Reader }{strings.NewReader("abc")}, 4},
+			"StreamLonger":  {struct{ io.Reader }{strings.NewReader("abcde")}, 4},
+		}
+		for name, c := range cases {
+			key := "mismatch/" + name
+			requireKind(t, document.EINVALID, st.Put(t.Context(), key, c.r, c.size, ""))
+			_, err := st.Get(t.Context(), key)
+			requireKind(t, document.ENOTFOUND, err)
+		}
+	})
+	t.Run("LargeStreamed", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		// Three parts of the S3 store's 5 MiB, the last one short.
+		const n = 2*objectstore.MinPartSize + 123_457
+		r, sum := stream(1, n)
+		require.NoError(t, st.Put(t.Context(), "big/obj", r, -1, "application/octet-stream"))
+		rc, err := st.Get(t.Context(), "big/obj")
+		require.NoError(t, err)
+		defer rc.Close()
+		h := sha256.New()
+		got, err := io.Copy(h, rc)
+		require.NoError(t, err)
+		require.EqualValues(t, n, got)
+		require.Equal(t, sum[:], h.Sum(nil))
+	})
+	t.Run("LargeKnownSizeStream", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		const n = objectstore.MinPartSize + 1
+		r, sum := stream(2, n)
+		require.NoError(t, st.Put(t.Context(), "big/known", r, n, ""))
+		got := readAll(t, st, "big/known")
+		require.Equal(t, sum, sha256.Sum256(got))
+	})
+	t.Run("ReaderError", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		boom := errors.New("client went away")
+		for _, n := range []int64{10, objectstore.MinPartSize + 10} {
+			r, _ := stream(3, n)
+			err := st.Put(t.Context(), "broken", io.MultiReader(r, iotestErrReader{boom}), -1, "")
+			require.ErrorIs(t, err, boom)
+			_, err = st.Get(t.Context(), "broken")
+			requireKind(t, document.ENOTFOUND, err)
+		}
+	})
+	t.Run("CancelledContext", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		require.Error(t, st.Put(ctx, "cancelled", strings.NewReader("x"), 1, ""))
+		_, err := st.Get(t.Context(), "cancelled")
+		requireKind(t, document.ENOTFOUND, err)
+	})
+	t.Run("ConcurrentPutsSameKey", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		bodies := make([][]byte, 6)
+		for i := range bodies {
+			bodies[i] = bytes.Repeat([]byte{byte('a' + i)}, 64<<10)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for _, b := range bodies {
+			wg.Go(func() {
+				<-start
+				require.NoError(t, st.Put(t.Context(), "race/k", bytes.NewReader(b), int64(len(b)), ""))
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.Contains(t, bodies, readAll(t, st, "race/k"), "the object is one complete body, never a mix")
+	})
+	t.Run("Ping", func(t *testing.T) {
+		t.Parallel()
+		require.NoError(t, newStore(t).Ping(t.Context()))
+	})
+}
+
+type iotestErrReader struct{ err error }
+
+func (r iotestErrReader) Read([]byte) (int, error) { return 0, r.err }
+
+func TestFS(t *testing.T) {
+	t.Parallel()
+	runConformance(t, func(t *testing.T) objectstore.Store {
+		st, err := objectstore.NewFS(t.TempDir())
+		require.NoError(t, err)
+		return st
+	})
+}
+
+func TestS3(t *testing.T) {
+	t.Parallel()
+	runConformance(t, func(t *testing.T) objectstore.Store { return objectstoretest.S3(t) })
+}
+
+func TestFSURI(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := objectstore.NewFS(dir)
+	require.NoError(t, err)
+	require.Equal(t, "file://"+dir+"/sources/2025/01/02/x.pdf", st.URI("sources/2025/01/02/x.pdf"))
+}
+
+func TestFSNoTempFilesLeft(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := objectstore.NewFS(dir)
+	require.NoError(t, err)
+	require.NoError(t, st.Put(t.Context(), "a/b", strings.NewReader("ok"), 2, ""))
+	require.Error(t, st.Put(t.Context(), "a/c", strings.NewReader("short"), 9, ""))
+	entries, err := filepath.Glob(dir + "/a/*") // Glob matches dot files too
+	require.NoError(t, err)
+	require.Equal(t, []string{dir + "/a/b"}, entries)
+}
+
+func TestS3URIAndBucket(t *testing.T) {
+	t.Parallel()
+	st, err := objectstore.NewS3(objectstore.S3Config{Bucket: "intake", Endpoint: "http://127.0.0.1:1"})
+	require.NoError(t, err)
+	require.Equal(t, "s3://intake/results/2025/01/02/x.xml", st.URI("results/2025/01/02/x.xml"))
+
+	_, err = objectstore.NewS3(objectstore.S3Config{})
+	require.Error(t, err, "bucket is required")
+	_, err = objectstore.NewS3(objectstore.S3Config{Bucket: "b", AccessKey: "only-half"})
+	require.Error(t, err)
+}
+
+func TestS3EnsureBucketAndPing(t *testing.T) {
+	t.Parallel()
+	cfg := objectstoretest.S3Config(t)
+	st, err := objectstore.NewS3(cfg)
+	require.NoError(t, err)
+	require.NoError(t, st.EnsureBucket(t.Context()), "existing bucket is fine")
+	require.NoError(t, st.Ping(t.Context()))
+
+	cfg.Bucket = objectstoretest.BucketName("missing")
+	missing, err := objectstore.NewS3(cfg)
+	require.NoError(t, err)
+	require.Error(t, missing.Ping(t.Context()))
+
+	cfg.SecretKey = "wrong"
+	cfg.Bucket = st.Bucket()
+	badCreds, err := objectstore.NewS3(cfg)
+	require.NoError(t, err)
+	require.Error(t, badCreds.Ping(t.Context()))
+}
+
+func TestS3ContentTypeAndFailedMultipartAborted(t *testing.T) {
+	t.Parallel()
+	st := objectstoretest.S3(t)
+	require.NoError(t, st.Put(t.Context(), "typed.pdf", strings.NewReader("%PDF-"), 5, "application/pdf"))
+	head, err := st.Client().HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(st.Bucket()), Key: aws.String("typed.pdf")})
+	require.NoError(t, err)
+	require.Equal(t, "application/pdf", aws.ToString(head.ContentType))
+
+	r, _ := stream(4, objectstore.MinPartSize+100)
+	err = st.Put(t.Context(), "aborted", io.MultiReader(r, iotestErrReader{io.ErrClosedPipe}), -1, "")
+	require.ErrorIs(t, err, io.ErrClosedPipe)
+	ups, err := st.Client().ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: aws.String(st.Bucket())})
+	require.NoError(t, err)
+	require.Empty(t, ups.Uploads, "the failed multipart upload was aborted")
+}
+
+// TestPutMemoryBounded shows that a 25 MiB stream of unknown size is not
+// buffered whole: the bytes allocated during Put stay well below the body
+// size. It is deliberately not parallel, so that no other test allocates
+// while it measures.
+func TestPutMemoryBounded(t *testing.T) {
+	const n = 25 << 20
+	stores := map[string]func(t *testing.T) objectstore.Store{
+		"FS": func(t *testing.T) objectstore.Store {
+			st, err := objectstore.NewFS(t.TempDir())
+			require.NoError(t, err)
+			return st
+		},
+		"S3": func(t *testing.T) objectstore.Store { return objectstoretest.S3(t) },
+	}
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			st := newStore(t)
+			r, sum := stream(5, n)
+			// Warm the part-buffer pool and connections so the measurement
+			// shows the steady state of a busy server.
+			warm, _ := stream(6, objectstore.MinPartSize+1)
+			require.NoError(t, st.Put(t.Context(), "warm", warm, -1, ""))
+
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			require.NoError(t, st.Put(t.Context(), "big", r, -1, ""))
+			runtime.ReadMemStats(&after)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			t.Logf("%s: Put of %d MiB allocated %.1f MiB", name, n>>20, float64(allocated)/(1<<20))
+			require.Less(t, allocated, uint64(n/2), "Put must not buffer the whole body")
+
+			rc, err := st.Get(t.Context(), "big")
+			require.NoError(t, err)
+			defer rc.Close()
+			h := sha256.New()
+			_, err = io.Copy(h, rc)
+			require.NoError(t, err)
+			require.Equal(t, sum[:], h.Sum(nil))
+		})
+	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	// 23:30 on 31 Dec in UTC-5 is already 1 Jan in UTC: keys use UTC dates.
+	at := time.Date(2024, 12, 31, 23, 30, 0, 0, time.FixedZone("EST", -5*3600))
+	require.Equal(t, "sources/2025/01/01/L-123.pdf", objectstore.SourceKey("L-123", at))
+	require.Equal(t, "results/2025/01/01/L-123.xml", objectstore.ResultKey("L-123", at, "xml"))
+	require.NoError(t, objectstore.ValidKey(objectstore.SourceKey("L-123", at)))
+	require.NoError(t, objectstore.ValidKey(objectstore.ResultKey("L-123", at, "json")))
+}
+
+func TestValidKey(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"a", "a/b/c.pdf", "sources/2025/01/01/x.y.pdf", "a-b_c~d", strings.Repeat("k", 1024)} {
+		require.NoError(t, objectstore.ValidKey(ok), ok)
+	}
+	for _, bad := range []string{"", "/a", "a/", "a//b", "..", "a/..", "../a", ".", "./a", "a/.tmp-1", `a\b`, "a\nb", "a\x7fb", strings.Repeat("k", 1025)} {
+		requireKind(t, document.EINVALID, objectstore.ValidKey(bad))
+	}
+}
