@@ -1,0 +1,663 @@
+package template
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// AreaFunc returns the text of a cropped region of the document (the
+// invoice2data area option). Callers that have the PDF pass one in
+// ExtractOptions; without it, area fields search the whole text.
+type AreaFunc func(ctx context.Context, a Area) (string, error)
+
+// ExtractOptions tune Extract.
+type ExtractOptions struct {
+	Area AreaFunc
+	// Trace, when set, receives the debug trace (fields, regexes, matches,
+	// line blocks). Leave nil in production: tracing allocates per line.
+	Trace *Trace
+}
+
+// Result is what a template extracted, in invoice2data's shape.
+type Result struct {
+	Template string
+	// Fields is invoice2data's output object: issuer, fields in template
+	// order, currency, lines/tables, desc.
+	Fields *Object
+	// OK is false when required fields are missing (invoice2data then
+	// returns nothing for the document).
+	OK      bool
+	Missing []string
+	// Errors lists field-level problems (a number or date that did not
+	// parse, a match timeout); the field is left out, as invoice2data does.
+	Errors []string
+	// Matched reports whether the template's keywords matched the text and
+	// no exclude keyword did (filled by Extract for the debug view and by
+	// Order for the unknown_format decision).
+	Matched   bool
+	Excluded  bool
+	Keywords  KeywordTrace
+	text      string // prepared text the fields were extracted from
+	rawValues map[string][]string
+}
+
+// Prepare applies the template's text options in invoice2data's order:
+// remove_whitespace (runs of spaces), remove_accents, lowercase, replace.
+func (t *Template) Prepare(text string) string {
+	s := text
+	if t.Options.RemoveWhitespace {
+		s = spaceRun.ReplaceAllString(s, "")
+	}
+	if t.Options.RemoveAccents {
+		s = removeAccents(s)
+	}
+	if t.Options.Lowercase {
+		s = strings.ToLower(s)
+	}
+	for _, r := range t.Options.Replace {
+		if out, err := r.Re.sub(s, r.With); err == nil {
+			s = out
+		}
+	}
+	return s
+}
+
+var spaceRun = regexp.MustCompile(` +`)
+
+// removeAccents is unicodedata.normalize('NFKD', s).encode('ascii',
+// 'ignore'): decomposed and stripped to ASCII.
+func removeAccents(s string) string {
+	d := norm.NFKD.String(s)
+	var b strings.Builder
+	for _, r := range d {
+		if r < 128 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// KeywordTrace records a keyword check.
+type KeywordTrace struct {
+	Failed     []string // keywords that did not match
+	ExcludeHit string   // first exclude keyword that matched
+}
+
+// Matches reports whether every keyword matches the prepared text and no
+// exclude keyword does.
+func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
+	var kt KeywordTrace
+	for _, k := range t.Keywords {
+		m, err := k.search(prepared)
+		if err != nil || m == nil {
+			kt.Failed = append(kt.Failed, k.Source)
+		}
+	}
+	if len(kt.Failed) > 0 {
+		return false, kt
+	}
+	for _, k := range t.ExcludeKeywords {
+		if m, err := k.search(prepared); err == nil && m != nil {
+			kt.ExcludeHit = k.Source
+			return false, kt
+		}
+	}
+	return true, kt
+}
+
+// Match returns the first template, highest priority first, whose keywords
+// all match text and whose exclude keywords do not (invoice2data's choice).
+// The trace lists every template tried.
+func (s *Set) Match(text string) (*Template, []TemplateTrace) {
+	var tr []TemplateTrace
+	for _, t := range s.templates {
+		ok, kt := t.Matches(t.Prepare(text))
+		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
+		if ok {
+			return t, tr
+		}
+	}
+	return nil, tr
+}
+
+// Extract runs the template's fields, lines and tables on text (the PDF's
+// layout text, pages joined by form feeds) and returns invoice2data's
+// output. It does not require the keywords to match (Result.Matched says
+// whether they do); use Set.Match or Order for template choice. The error
+// is non-nil only when ctx ends.
+func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOptions) (*Result, error) {
+	if opts == nil {
+		opts = &ExtractOptions{}
+	}
+	tr := opts.Trace
+	prepared := t.Prepare(text)
+	res := &Result{Template: t.Name, Fields: NewObject(), text: prepared, rawValues: map[string][]string{}}
+	res.Matched, res.Keywords = t.Matches(prepared)
+	res.Excluded = res.Keywords.ExcludeHit != ""
+	if tr != nil {
+		tr.Template = t.Name
+		tr.Prepared = prepared
+	}
+	out := res.Fields
+	out.Set("issuer", t.Issuer)
+	for _, f := range t.Fields {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		content := prepared
+		var ft *FieldTrace
+		if tr != nil {
+			tr.Fields = append(tr.Fields, FieldTrace{Name: f.Name, Parser: string(f.Kind), Type: f.Type, Group: f.Group})
+			ft = &tr.Fields[len(tr.Fields)-1]
+		}
+		if f.Area != nil && opts.Area != nil {
+			area, err := opts.Area(ctx, *f.Area)
+			if err != nil {
+				res.Errors = append(res.Errors, fmt.Sprintf("field %s: area: %v", f.Name, err))
+			} else {
+				content = t.Prepare(area)
+			}
+		}
+		var v any
+		switch f.Kind {
+		case ParserStatic:
+			v = f.Value
+			if s, ok := v.(string); ok && f.Type != "" {
+				cv, err := t.coerce(f.Name, s, f.Type)
+				if err != nil {
+					res.Errors = append(res.Errors, err.Error())
+				}
+				v = cv
+			}
+		case ParserRegex:
+			v = t.regexField(f, content, res, ft)
+		case ParserLines:
+			v = t.linesField(f.Name, f.Lines, content, res, tr)
+		}
+		if ft != nil {
+			ft.Value = v
+		}
+		if truthy(v) {
+			out.Set(f.Name, v)
+		}
+	}
+	out.Set("currency", t.Options.Currency)
+	if t.Lines != nil {
+		lines := t.linesField("lines", t.Lines, prepared, res, tr)
+		if lines == nil {
+			lines = []any{}
+		}
+		out.Set("lines", lines)
+	}
+	for i, ts := range t.Tables {
+		t.table(i, ts, prepared, res, tr)
+	}
+	normalizeUoM(out)
+	required := t.RequiredFields
+	if required == nil {
+		required = []string{"date", "amount", "invoice_number", "issuer"}
+	}
+	for _, r := range required {
+		if !out.Has(r) {
+			res.Missing = append(res.Missing, r)
+		}
+	}
+	res.OK = len(res.Missing) == 0
+	if res.OK {
+		out.Set("desc", "Invoice from "+t.Issuer)
+	}
+	return res, nil
+}
+
+// regexField is invoice2data's regex parser: findall over every regex,
+// type coercion, then group, or de-duplication with a single value
+// unwrapped from its list.
+func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTrace) any {
+	var found []string
+	for _, re := range f.Regexes {
+		if ft != nil {
+			ft.Regexes = append(ft.Regexes, re.Source)
+		}
+		ms, err := re.findAll(content, -1)
+		if err != nil {
+			res.Errors = append(res.Errors, fmt.Sprintf("field %s: %v", f.Name, err))
+		}
+		if re.NumGroups() > 1 {
+			if len(ms) > 0 {
+				res.Errors = append(res.Errors, fmt.Sprintf("field %s: regex %q has more than one capturing group", f.Name, re.Source))
+				if ft != nil {
+					ft.Err = "regex has more than one capturing group"
+				}
+				return nil
+			}
+			continue
+		}
+		for _, m := range ms {
+			g := 0
+			if re.NumGroups() == 1 {
+				g = 1
+			}
+			s, _ := m.group(content, g)
+			found = append(found, s)
+		}
+	}
+	for _, rp := range f.Replace {
+		for i, s := range found {
+			if out, err := rp.Re.sub(s, rp.With); err == nil {
+				found[i] = out
+			}
+		}
+	}
+	res.rawValues[f.Name] = found
+	if ft != nil {
+		ft.Matches = found
+	}
+	vals := make([]any, len(found))
+	for i, s := range found {
+		vals[i] = s
+		if f.Type != "" {
+			v, err := t.coerce(f.Name, s, f.Type)
+			if err != nil {
+				res.Errors = append(res.Errors, err.Error())
+				if ft != nil {
+					ft.Err = err.Error()
+				}
+			}
+			vals[i] = v
+		}
+	}
+	return finish(f.Name, f.Group, vals, res)
+}
+
+// finish applies a group, or removes duplicates (keeping order) when there is
+// none, and unwraps single values.
+func finish(name, group string, vals []any, res *Result) any {
+	if group != "" {
+		kept := vals[:0:0]
+		for _, v := range vals {
+			if truthy(v) {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == 0 {
+			return kept
+		}
+		v, err := applyGroup(group, kept)
+		if err != nil {
+			res.Errors = append(res.Errors, fmt.Sprintf("field %s: %v", name, err))
+			return nil
+		}
+		return v
+	}
+	var out []any
+	for _, v := range vals {
+		dup := false
+		for _, o := range out {
+			if c, ok := compareValues(o, v); ok && c == 0 && sameKind(o, v) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+func sameKind(a, b any) bool { return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) }
+
+func applyGroup(group string, vals []any) (any, error) {
+	switch group {
+	case "sum":
+		return sumValues(vals)
+	case "min", "max":
+		best := vals[0]
+		for _, v := range vals[1:] {
+			c, ok := compareValues(v, best)
+			if !ok {
+				return nil, fmt.Errorf("cannot compare %T and %T", v, best)
+			}
+			if (group == "min" && c < 0) || (group == "max" && c > 0) {
+				best = v
+			}
+		}
+		return best, nil
+	case "first":
+		return vals[0], nil
+	case "last":
+		return vals[len(vals)-1], nil
+	case "join":
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = pyStr(v)
+		}
+		return strings.Join(parts, " "), nil
+	}
+	return nil, fmt.Errorf("unsupported grouping method %q", group)
+}
+
+// pyStr is Python's str() for extracted values.
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case Float:
+		return pyRepr(x.F)
+	case nil:
+		return "None"
+	}
+	return fmt.Sprint(v)
+}
+
+// linesField runs a lines parser: every rule's blocks in order, rows
+// appended.
+func (t *Template) linesField(name string, spec *LinesSpec, content string, res *Result, tr *Trace) any {
+	var rows []any
+	for ri, r := range spec.Rules {
+		rest := content
+		for {
+			sm, err := r.Start.search(rest)
+			if err != nil || sm == nil {
+				break
+			}
+			rest = rest[sm[1]:]
+			em, err := r.End.search(rest)
+			if err != nil || em == nil {
+				res.Errors = append(res.Errors, fmt.Sprintf("field %s: lines block end %q not found", name, r.End.Source))
+				break
+			}
+			blockEnd := em[0]
+			if r.EndMatch {
+				blockEnd = em[1]
+			}
+			var bt *BlockTrace
+			if tr != nil {
+				tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Rule: ri, Start: r.Start.Source, End: r.End.Source})
+				bt = &tr.Blocks[len(tr.Blocks)-1]
+			}
+			rows = append(rows, t.parseBlock(name, r, rest[:blockEnd], res, bt)...)
+			rest = rest[em[1]:]
+			if em[1] == 0 && sm[1] == sm[0] {
+				break // empty start and end matches would loop forever
+			}
+		}
+	}
+	return rows
+}
+
+func firstMatch(res []*Regex, line string) (match, *Regex) {
+	for _, re := range res {
+		if m, err := re.search(line); err == nil && m != nil {
+			return m, re
+		}
+	}
+	return nil, nil
+}
+
+func (t *Template) parseBlock(name string, r *LinesRule, block string, res *Result, bt *BlockTrace) []any {
+	var rows []any
+	var cur *Object
+	firstFound := false
+	trace := func(line, kind string, re *Regex) {
+		if bt != nil {
+			lt := LineTrace{Text: line, Kind: kind}
+			if re != nil {
+				lt.Pattern = re.Source
+			}
+			bt.Lines = append(bt.Lines, lt)
+		}
+	}
+	parts := []string{block}
+	if r.LineSeparator != nil {
+		parts = splitRegex(r.LineSeparator, block)
+	}
+	for _, line := range parts {
+		if strings.Trim(line, "\r\n") == "" {
+			continue
+		}
+		if r.FirstLine != nil {
+			if m, re := firstMatch(r.FirstLine, line); m != nil {
+				if cur != nil && cur.Len() > 0 {
+					rows = append(rows, cur)
+				}
+				cur = NewObject()
+				for i, gn := range re.GroupNames() {
+					if gn == "" {
+						continue
+					}
+					v, _ := m.group(line, i+1)
+					cur.Set(gn, strings.TrimSpace(v))
+				}
+				firstFound = true
+				trace(line, "first_line", re)
+				continue
+			}
+		}
+		if !firstFound {
+			trace(line, "ignored (before first_line)", nil)
+			continue
+		}
+		if r.LastLine != nil {
+			if m, re := firstMatch(r.LastLine, line); m != nil {
+				cur = appendGroups(cur, re, m, line)
+				if cur.Len() > 0 {
+					rows = append(rows, cur)
+				}
+				cur = nil
+				firstFound = false
+				trace(line, "last_line", re)
+				continue
+			}
+		}
+		if m, re := firstMatch(r.SkipLine, line); m != nil {
+			trace(line, "skip_line", re)
+			continue
+		}
+		if m, re := firstMatch(r.Line, line); m != nil {
+			cur = appendGroups(cur, re, m, line)
+			trace(line, "line", re)
+			continue
+		}
+		trace(line, "no match", nil)
+	}
+	if cur != nil && cur.Len() > 0 {
+		rows = append(rows, cur)
+	}
+	for _, row := range rows {
+		o := row.(*Object)
+		for _, k := range o.Keys() {
+			typ, ok := r.Types[k]
+			if !ok {
+				continue
+			}
+			v, _ := o.Get(k)
+			s, _ := v.(string)
+			cv, err := t.coerce(name+"."+k, s, typ)
+			if err != nil {
+				res.Errors = append(res.Errors, err.Error())
+			}
+			o.Set(k, cv)
+		}
+	}
+	return rows
+}
+
+// appendGroups adds a line's named groups to the current row, joining with
+// a newline onto values already there (parse_current_row).
+func appendGroups(cur *Object, re *Regex, m match, line string) *Object {
+	if cur == nil {
+		cur = NewObject()
+	}
+	for i, gn := range re.GroupNames() {
+		if gn == "" {
+			continue
+		}
+		v, _ := m.group(line, i+1)
+		v = strings.TrimSpace(v)
+		prev, _ := cur.Get(gn)
+		ps, _ := prev.(string)
+		if ps != "" {
+			v = ps + "\n" + v
+		}
+		cur.Set(gn, v)
+	}
+	return cur
+}
+
+func splitRegex(re *Regex, s string) []string {
+	ms, err := re.findAll(s, -1)
+	if err != nil || len(ms) == 0 {
+		return []string{s}
+	}
+	var out []string
+	last := 0
+	for _, m := range ms {
+		if m[1] == m[0] && (m[0] == 0 || m[0] == len(s)) {
+			continue
+		}
+		out = append(out, s[last:m[0]])
+		last = m[1]
+	}
+	return append(out, s[last:])
+}
+
+// table is the tables plugin: the body regex on every line between start
+// and end; each named group collects values; types by the table's types or
+// by name prefix (date…, …date, amount…); a group reduces, otherwise one
+// value stays a scalar and several a list. Fields already in the output are
+// not overwritten.
+func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr *Trace) {
+	out := res.Fields
+	sm, err := ts.Start.search(content)
+	if err != nil || sm == nil {
+		return
+	}
+	rest := content[sm[1]:]
+	em, err := ts.End.search(rest)
+	if err != nil || em == nil {
+		return
+	}
+	body := rest[:em[0]]
+	var bt *BlockTrace
+	if tr != nil {
+		tr.Blocks = append(tr.Blocks, BlockTrace{Field: fmt.Sprintf("tables[%d]", idx), Start: ts.Start.Source, End: ts.End.Source})
+		bt = &tr.Blocks[len(tr.Blocks)-1]
+	}
+	collected := NewObject()
+	for _, line := range splitRegex(ts.LineSeparator, body) {
+		if strings.Trim(line, "\r\n") == "" {
+			continue
+		}
+		m, err := ts.Body.search(line)
+		if err != nil || m == nil {
+			if bt != nil {
+				bt.Lines = append(bt.Lines, LineTrace{Text: line, Kind: "no match"})
+			}
+			continue
+		}
+		if bt != nil {
+			bt.Lines = append(bt.Lines, LineTrace{Text: line, Kind: "body", Pattern: ts.Body.Source})
+		}
+		for i, gn := range ts.Body.GroupNames() {
+			if gn == "" {
+				continue
+			}
+			v, _ := m.group(line, i+1)
+			prev, _ := collected.Get(gn)
+			list, _ := prev.([]string)
+			collected.Set(gn, append(list, v))
+		}
+	}
+	for _, k := range collected.Keys() {
+		if out.Has(k) {
+			continue
+		}
+		raw, _ := collected.Get(k)
+		strs := raw.([]string)
+		tf := ts.Fields[k]
+		typ := ts.Types[k]
+		if typ == "" {
+			typ = tf.Type
+		}
+		if typ == "" {
+			switch {
+			case strings.HasPrefix(k, "date") || strings.HasSuffix(k, "date"):
+				typ = "date"
+			case strings.HasPrefix(k, "amount"):
+				typ = "float"
+			}
+		}
+		vals := make([]any, len(strs))
+		for i, s := range strs {
+			vals[i] = s
+			if typ != "" {
+				v, err := t.coerce(k, s, typ)
+				if err != nil {
+					res.Errors = append(res.Errors, err.Error())
+				}
+				vals[i] = v
+			}
+		}
+		var v any
+		if tf.Group != "" {
+			v = finish(k, tf.Group, vals, res)
+		} else if len(vals) == 1 {
+			v = vals[0]
+		} else {
+			v = vals
+		}
+		if truthy(v) {
+			out.Set(k, v)
+		}
+	}
+}
+
+// unece maps printed units to UN/ECE Rec 20 codes, filled into lines rows
+// that have a uom but no unece_code (invoice2data's normalize_lines_uom).
+var unece = map[string]string{
+	"l": "LTR", "ltr": "LTR", "lt": "LTR", "ℓ": "LTR", "liter": "LTR", "litre": "LTR", "liters": "LTR", "litres": "LTR",
+	"ml": "MLT", "millilitre": "MLT", "milliliter": "MLT",
+	"kg": "KGM", "kgm": "KGM", "kgs": "KGM", "kilogram": "KGM", "kilograms": "KGM",
+	"g": "GRM", "gr": "GRM", "grm": "GRM", "gram": "GRM", "grams": "GRM",
+	"m": "MTR", "mtr": "MTR", "meter": "MTR", "metre": "MTR", "meters": "MTR", "metres": "MTR",
+	"cm": "CMT", "mm": "MMT", "km": "KMT",
+	"pcs": "H87", "pc": "H87", "piece": "H87", "pieces": "H87", "ea": "H87", "each": "H87", "ps": "H87", "st": "H87",
+	"stk": "H87", "stuk": "H87", "stuks": "H87", "stück": "H87", "stueck": "H87", "stueckliste": "H87", "unit": "H87",
+	"units": "H87", "stk.": "H87", "x": "H87",
+	"set": "SET", "sets": "SET",
+	"h": "HUR", "hr": "HUR", "hrs": "HUR", "hour": "HUR", "hours": "HUR", "uur": "HUR", "uren": "HUR",
+	"min": "MIN", "minute": "MIN", "minutes": "MIN",
+	"d": "DAY", "day": "DAY", "days": "DAY", "dag": "DAY", "dagen": "DAY",
+	"month": "MON", "months": "MON", "maand": "MON", "maanden": "MON", "mnd": "MON",
+	"year": "ANN", "years": "ANN", "jaar": "ANN",
+}
+
+func normalizeUoM(out *Object) {
+	for _, key := range []string{"lines", "tax_lines"} {
+		v, _ := out.Get(key)
+		rows, _ := v.([]any)
+		for _, r := range rows {
+			row, ok := r.(*Object)
+			if !ok {
+				continue
+			}
+			if c, _ := row.Get("unece_code"); truthy(c) {
+				continue
+			}
+			u, _ := row.Get("uom")
+			us, _ := u.(string)
+			if code, ok := unece[strings.ToLower(strings.TrimFunc(us, unicode.IsSpace))]; ok {
+				row.Set("unece_code", code)
+			}
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package template_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/docintake/docintake/pkg/template"
+	"github.com/docintake/docintake/pkg/template/templatetest"
+)
+
+// goldenCases lists invoice2data's golden test inputs: every .pdf/.txt with a
+// .json of the same name in tests/compare and tests/custom, except saeco*
+// and camelot*.
+func goldenCases(t *testing.T, root string) []string {
+	t.Helper()
+	var cases []string
+	for _, dir := range []string{"tests/compare", "tests/custom"} {
+		ents, err := os.ReadDir(filepath.Join(root, dir))
+		require.NoError(t, err)
+		for _, e := range ents {
+			name := e.Name()
+			ext := filepath.Ext(name)
+			if ext != ".pdf" && ext != ".txt" {
+				continue
+			}
+			if strings.HasPrefix(name, "saeco") || strings.HasPrefix(name, "camelot") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, dir, strings.TrimSuffix(name, ext)+".json")); err != nil {
+				continue
+			}
+			cases = append(cases, filepath.Join(root, dir, name))
+		}
+	}
+	return cases
+}
+
+func loadGoldenSet(t *testing.T, root string) *template.Set {
+	t.Helper()
+	set, err := template.LoadWith(template.LoadOptions{Lenient: true},
+		filepath.Join(root, "tests/custom/templates"), filepath.Join(root, "templates"))
+	require.NoError(t, err)
+	return set
+}
+
+// TestInvoice2dataGolden runs invoice2data's own golden test: the JSON output
+// must equal the expected file after dropping template_name.
+func TestInvoice2dataGolden(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(templatetest.SharedDir(t), "corpus", "invoice2data")
+	set := loadGoldenSet(t, root)
+	cases := goldenCases(t, root)
+	require.Len(t, cases, 16)
+	for _, path := range cases {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			text := templatetest.PDFText(t, path)
+			tpl, tried := set.Match(text)
+			require.NotNil(t, tpl, "no template matched; tried %d", len(tried))
+			res, err := tpl.Extract(t.Context(), text, &template.ExtractOptions{Area: templatetest.AreaFunc(path)})
+			require.NoError(t, err)
+			got, err := template.MarshalInvoice2dataJSON([]*template.Result{res})
+			require.NoError(t, err)
+			want, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".json")
+			require.NoError(t, err)
+			requireSameJSON(t, want, got, tpl.Name, res)
+		})
+	}
+}
+
+// requireSameJSON compares two JSON documents as values, keeping the
+// distinction between 1 and 1.0 (json.Number), after dropping template_name.
+func requireSameJSON(t *testing.T, want, got []byte, name string, res *template.Result) {
+	t.Helper()
+	decode := func(b []byte) any {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		require.NoError(t, d.Decode(&v))
+		if list, ok := v.([]any); ok {
+			for _, e := range list {
+				if m, ok := e.(map[string]any); ok {
+					delete(m, "template_name")
+				}
+			}
+		}
+		return v
+	}
+	w, g := decode(want), decode(got)
+	if !reflect.DeepEqual(w, g) {
+		t.Fatalf("template %s: JSON differs\nwant: %s\ngot:  %s\nerrors: %v", name, want, got, res.Errors)
+	}
+}

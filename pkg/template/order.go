@@ -1,0 +1,3 @@
+package template
+
+var mappableFields = map[string]bool{}

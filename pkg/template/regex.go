@@ -1,0 +1,365 @@
+package template
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+// MatchTimeout bounds one match of a pattern that needs the backtracking
+// engine (lookaround, backreferences). RE2 patterns run in linear time and need
+// no limit. A timed-out match counts as "no match" and is recorded in the trace.
+var MatchTimeout = 2 * time.Second
+
+// Regex is a compiled template pattern written in Python's re syntax. Patterns
+// that RE2 can express run on Go's regexp after translation; the rest run on
+// dlclark/regexp2 with MatchTimeout.
+type Regex struct {
+	Source string // the pattern as written in the template
+	re2    *regexp.Regexp
+	bt     *regexp2.Regexp
+	names  []string // group names by index (index 0: whole match)
+}
+
+// Backtracking reports whether the pattern runs on the backtracking engine.
+func (r *Regex) Backtracking() bool { return r.bt != nil }
+
+// CompileRegex compiles a Python-syntax pattern. It returns an error naming
+// the construct that neither engine supports.
+func CompileRegex(src string) (*Regex, error) {
+	tr, needBT, err := translatePython(src)
+	if err != nil {
+		return nil, err
+	}
+	if !needBT {
+		re, err := regexp.Compile(tr)
+		if err == nil {
+			return &Regex{Source: src, re2: re, names: re.SubexpNames()}, nil
+		}
+		// Fall through: some Python syntax is only valid for the backtracker.
+	}
+	bt, err := regexp2.Compile(pythonForRegexp2(src), regexp2.None)
+	if err != nil {
+		return nil, fmt.Errorf("regex %q: %w", src, err)
+	}
+	bt.MatchTimeout = MatchTimeout
+	nums := bt.GetGroupNumbers()
+	names := make([]string, 0, len(nums))
+	for _, n := range nums {
+		name := bt.GroupNameFromNumber(n)
+		if _, err := strconv.Atoi(name); err == nil {
+			name = ""
+		}
+		names = append(names, name)
+	}
+	return &Regex{Source: src, bt: bt, names: names}, nil
+}
+
+// NumGroups is the number of capturing groups.
+func (r *Regex) NumGroups() int { return len(r.names) - 1 }
+
+// GroupNames returns the names of groups 1..n ("" for unnamed groups).
+func (r *Regex) GroupNames() []string { return r.names[1:] }
+
+// match is one match: byte offsets per group, -1 when the group did not
+// participate (as Go's regexp reports them).
+type match []int
+
+func (m match) group(s string, i int) (string, bool) {
+	if 2*i+1 >= len(m) || m[2*i] < 0 {
+		return "", false
+	}
+	return s[m[2*i]:m[2*i+1]], true
+}
+
+// search returns the first match in s or nil.
+func (r *Regex) search(s string) (match, error) {
+	if r.re2 != nil {
+		return r.re2.FindStringSubmatchIndex(s), nil
+	}
+	ms, err := r.findAll(s, 1)
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// findAll returns up to n matches (n < 0: all), non-overlapping, like
+// Python's finditer.
+func (r *Regex) findAll(s string, n int) ([]match, error) {
+	if r.re2 != nil {
+		idx := r.re2.FindAllStringSubmatchIndex(s, n)
+		out := make([]match, len(idx))
+		for i, m := range idx {
+			out[i] = m
+		}
+		return out, nil
+	}
+	runes := []rune(s)
+	// regexp2 reports rune offsets; byteAt maps them back to byte offsets.
+	byteAt := make([]int, len(runes)+1)
+	b := 0
+	for i, c := range runes {
+		byteAt[i] = b
+		b += utf8.RuneLen(c)
+	}
+	byteAt[len(runes)] = b
+	var out []match
+	m, err := r.bt.FindRunesMatch(runes)
+	for err == nil && m != nil && (n < 0 || len(out) < n) {
+		gs := m.Groups()
+		mm := make(match, 2*len(r.names))
+		for i := range mm {
+			mm[i] = -1
+		}
+		for gi, g := range gs {
+			if gi >= len(r.names) || len(g.Captures) == 0 {
+				continue
+			}
+			mm[2*gi] = byteAt[g.Index]
+			mm[2*gi+1] = byteAt[g.Index+g.Length]
+		}
+		out = append(out, mm)
+		m, err = r.bt.FindNextMatch(m)
+	}
+	if err != nil {
+		return out, fmt.Errorf("regex %q: %w", r.Source, err)
+	}
+	return out, nil
+}
+
+// sub replaces every match of r in s with repl written in Python's
+// replacement syntax (\1, \g<1>, \g<name>), as re.sub does.
+func (r *Regex) sub(s, repl string) (string, error) {
+	ms, err := r.findAll(s, -1)
+	if err != nil {
+		return s, err
+	}
+	if len(ms) == 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(r.expand(s, m, repl))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), nil
+}
+
+func (r *Regex) groupIndex(name string) int {
+	if n, err := strconv.Atoi(name); err == nil {
+		return n
+	}
+	for i, nm := range r.names {
+		if nm == name && i > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *Regex) expand(s string, m match, repl string) string {
+	var b strings.Builder
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		if c != '\\' || i+1 == len(repl) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch d := repl[i]; {
+		case d == 'g' && i+1 < len(repl) && repl[i+1] == '<':
+			end := strings.IndexByte(repl[i:], '>')
+			if end < 0 {
+				b.WriteString(`\g`)
+				continue
+			}
+			name := repl[i+2 : i+end]
+			if g := r.groupIndex(name); g >= 0 {
+				v, _ := m.group(s, g)
+				b.WriteString(v)
+			}
+			i += end
+		case d >= '0' && d <= '9':
+			j := i + 1
+			if j < len(repl) && repl[j] >= '0' && repl[j] <= '9' {
+				j++
+			}
+			g, _ := strconv.Atoi(repl[i:j])
+			v, _ := m.group(s, g)
+			b.WriteString(v)
+			i = j - 1
+		case d == 'n':
+			b.WriteByte('\n')
+		case d == 't':
+			b.WriteByte('\t')
+		case d == 'r':
+			b.WriteByte('\r')
+		case d == '\\':
+			b.WriteByte('\\')
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(d)
+		}
+	}
+	return b.String()
+}
+
+// translatePython rewrites a Python pattern into RE2 syntax. needBT reports
+// constructs RE2 lacks (lookaround, backreferences, atomic groups, possessive
+// quantifiers, conditionals, verbose mode), which go to the backtracker.
+//
+// Differences handled: \w \d \W \D are Unicode in Python 3 and ASCII in RE2;
+// {,n} means {0,n} in Python and is a literal in RE2; \Z is \z; \uXXXX and
+// \UXXXXXXXX escapes; the (?u) flag.
+func translatePython(src string) (out string, needBT bool, err error) {
+	var b strings.Builder
+	inClass := false
+	ascii := false
+	if strings.HasPrefix(src, "(?") {
+		if end := strings.IndexByte(src, ')'); end > 0 {
+			flags := src[2:end]
+			if strings.Trim(flags, "aiLmsux") == "" {
+				ascii = strings.ContainsRune(flags, 'a')
+				if strings.ContainsRune(flags, 'x') || strings.ContainsRune(flags, 'L') {
+					return "", true, nil
+				}
+				f := strings.NewReplacer("a", "", "u", "").Replace(flags)
+				if f != "" {
+					b.WriteString("(?" + f + ")")
+				}
+				src = src[end+1:]
+			}
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\\' && i+1 < len(src):
+			d := src[i+1]
+			i++
+			switch d {
+			case 'w', 'W', 'd', 'D':
+				if ascii {
+					b.WriteByte('\\')
+					b.WriteByte(d)
+					continue
+				}
+				b.WriteString(unicodeClass(d, inClass))
+			case 'Z':
+				b.WriteString(`\z`)
+			case 'u', 'U':
+				n := 4
+				if d == 'U' {
+					n = 8
+				}
+				if i+n >= len(src) {
+					return "", false, fmt.Errorf("regex %q: truncated \\%c escape", src, d)
+				}
+				b.WriteString(`\x{` + src[i+1:i+1+n] + `}`)
+				i += n
+			case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+				return "", true, nil
+			case '0':
+				b.WriteString(`\x00`)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(d)
+			}
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inClass = true
+			b.WriteByte(c)
+			// A ']' right after '[' or '[^' is a literal in both syntaxes.
+			if i+1 < len(src) && src[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(src) && src[i+1] == ']' {
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == '(' && strings.HasPrefix(src[i:], "(?"):
+			rest := src[i+2:]
+			switch {
+			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"),
+				strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"),
+				strings.HasPrefix(rest, "P="), strings.HasPrefix(rest, ">"),
+				strings.HasPrefix(rest, "("), strings.HasPrefix(rest, "#"):
+				return "", true, nil
+			}
+			b.WriteByte(c)
+		case c == '{' && strings.HasPrefix(src[i:], "{,"):
+			b.WriteString("{0,")
+			i++
+		case (c == '*' || c == '+' || c == '?' || c == '}') && i+1 < len(src) && src[i+1] == '+':
+			// Possessive quantifier (Python 3.11).
+			return "", true, nil
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), false, nil
+}
+
+func unicodeClass(d byte, inClass bool) string {
+	switch d {
+	case 'w':
+		if inClass {
+			return `\p{L}\p{N}_`
+		}
+		return `[\p{L}\p{N}_]`
+	case 'd':
+		return `\p{Nd}`
+	case 'D':
+		return `\P{Nd}`
+	default: // 'W'
+		if inClass {
+			return `\W` // RE2 cannot negate a union inside a class; ASCII is close enough
+		}
+		return `[^\p{L}\p{N}_]`
+	}
+}
+
+// pythonForRegexp2 adapts a Python pattern to regexp2 (.NET syntax): named
+// backreferences (?P=name) become \k<name> and {,n} becomes {0,n}.
+func pythonForRegexp2(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '\\' && i+1 < len(src):
+			if src[i+1] == 'Z' {
+				b.WriteString(`\z`)
+			} else {
+				b.WriteString(src[i : i+2])
+			}
+			i++
+		case strings.HasPrefix(src[i:], "(?P="):
+			end := strings.IndexByte(src[i:], ')')
+			if end < 0 {
+				b.WriteString(src[i:])
+				return b.String()
+			}
+			b.WriteString(`\k<` + src[i+4:i+end] + `>`)
+			i += end
+		case strings.HasPrefix(src[i:], "{,"):
+			b.WriteString("{0,")
+			i++
+		default:
+			b.WriteByte(src[i])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,1041 @@
+package template
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// DefaultPriority is invoice2data's priority for templates that set none.
+const DefaultPriority = 5
+
+// Template is one loaded template: the invoice2data part (issuer, keywords,
+// fields, lines, tables, options, priority, required_fields) and the
+// docintake block. A Template is immutable after loading and safe for
+// concurrent use.
+type Template struct {
+	Name            string // docintake.name, default: file name without extension
+	File            string
+	Issuer          string
+	Keywords        []*Regex
+	ExcludeKeywords []*Regex
+	Priority        int
+	Fields          []*Field
+	Lines           *LinesSpec   // top-level lines plugin (output key "lines")
+	Tables          []*TableSpec // tables plugin
+	Options         Options
+	// RequiredFields are invoice2data's required_fields; nil means the
+	// default (date, amount, invoice_number, issuer) for plain invoice2data
+	// templates and none for templates with a docintake block.
+	RequiredFields []string
+	DocIntake      DocIntake
+	// Problems lists what did not compile or was not understood. Load fails
+	// on any problem; LoadWith(Lenient) keeps the template and disables the
+	// broken parts.
+	Problems []*LoadError
+}
+
+// Options are invoice2data's template options.
+type Options struct {
+	RemoveWhitespace bool
+	RemoveAccents    bool
+	Lowercase        bool
+	Currency         string // default EUR
+	DateFormats      []string
+	Languages        []string
+	DecimalSeparator string // default "."
+	Replace          []Replacement
+}
+
+// Replacement is one options.replace (or field replace) entry: a Python
+// regex and its replacement (\1, \g<name> allowed).
+type Replacement struct {
+	Re   *Regex
+	With string
+}
+
+// FieldKind is a field's parser.
+type FieldKind string
+
+// Field parsers.
+const (
+	ParserRegex  FieldKind = "regex"
+	ParserStatic FieldKind = "static"
+	ParserLines  FieldKind = "lines"
+)
+
+// Field is one entry of fields.
+type Field struct {
+	Name    string // output key (static_ prefix and sum_ prefix removed)
+	Kind    FieldKind
+	Regexes []*Regex
+	Type    string // int, float, date or ""
+	Group   string // sum, min, max, first, last, join or ""
+	Legacy  bool   // string/list form: typed by name prefix
+	Value   any    // static value
+	Lines   *LinesSpec
+	Area    *Area
+	Replace []Replacement
+	Line    int
+}
+
+// Area is a pdftotext crop (invoice2data's area option): page range and a
+// rectangle at a resolution.
+type Area struct {
+	FirstPage, LastPage int
+	X, Y, W, H          int
+	Resolution          int
+}
+
+// LinesSpec is a lines parser: one or more rules, each a block definition.
+type LinesSpec struct {
+	Rules []*LinesRule
+}
+
+// LinesRule is one block definition of the lines parser.
+type LinesRule struct {
+	Start, End    *Regex
+	Line          []*Regex
+	FirstLine     []*Regex
+	LastLine      []*Regex
+	SkipLine      []*Regex
+	Types         map[string]string
+	LineSeparator *Regex
+	// EndMatch includes the text matched by end in the block (so the last
+	// line can be the end marker itself).
+	EndMatch bool
+}
+
+// TableSpec is one entry of tables.
+type TableSpec struct {
+	Start, End, Body *Regex
+	LineSeparator    *Regex
+	Types            map[string]string
+	Fields           map[string]TableField
+}
+
+// TableField is a tables[].fields entry.
+type TableField struct{ Group, Type string }
+
+// DocIntake is the docintake block.
+type DocIntake struct {
+	PartyIDs        []string
+	DocumentType    order.DocumentType // default order
+	Required        []string           // canonical requirements: vat_id, buyer_vat_id, supplier_vat_id, delivery_address, order_id, date, items
+	Rules           []*Rule
+	Mappings        []Mapping
+	IgnoredFeedback bool
+	Present         bool // the template has a docintake block
+}
+
+// RuleAction is what a rule does when it fires.
+type RuleAction string
+
+// Rule actions.
+const (
+	ActionIgnore RuleAction = "ignore"
+	ActionReject RuleAction = "reject"
+)
+
+// Rule is one docintake.rules entry: when Match (a regex) is found in the
+// text, or in the field Field when set, the document is ignored or rejected.
+type Rule struct {
+	Match  *Regex
+	Field  string
+	Action RuleAction
+	Reason document.Reason // reject: default derived from document_type
+}
+
+// Mapping declares that a canonical field is looked up in a mapping table:
+// the value of From (e.g. buyer_article_id, delivery_address) is the key in
+// table Kind, and the result is written to To (e.g. supplier_article_id,
+// delivery_id). Item fields are looked up per item.
+type Mapping struct {
+	From, Kind, To string
+	Optional       bool // a miss leaves To unchanged instead of MAPPING_NOT_RESOLVED
+}
+
+// LoadError locates a template problem: file, line and key path.
+type LoadError struct {
+	File string
+	Line int
+	Path string
+	Err  error
+}
+
+func (e *LoadError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Path != "" {
+		loc += ": " + e.Path
+	}
+	return loc + ": " + e.Err.Error()
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// LoadOptions tune LoadWith.
+type LoadOptions struct {
+	// Lenient keeps templates with problems (uncompilable regexes, unknown
+	// keys, bad values) and disables the broken parts, as invoice2data would
+	// keep running; duplicate names are allowed (ByName returns the first).
+	// YAML syntax errors and templates without keywords still fail.
+	Lenient bool
+}
+
+// Set is a loaded templates directory. It is immutable and safe for
+// concurrent use.
+type Set struct {
+	templates []*Template // priority order (highest first), then load order
+	byName    map[string]*Template
+	byParty   map[string]*Template
+}
+
+// Load reads every *.yml, *.yaml and *.json file under dir (recursively) and
+// validates it strictly. Errors name the file, line and key path; duplicate
+// names or party_ids across files are errors naming both files.
+func Load(dir string) (*Set, error) { return LoadWith(LoadOptions{}, dir) }
+
+// LoadWith loads templates from several directories with options.
+func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
+	var files []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".yml", ".yaml", ".json":
+				if !d.IsDir() {
+					files = append(files, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("template: load %s: %w", dir, err)
+		}
+	}
+	s := &Set{byName: map[string]*Template{}, byParty: map[string]*Template{}}
+	var errs []error
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("template: %w", err))
+			continue
+		}
+		t, err := Parse(f, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(t.Problems) > 0 && !opts.Lenient {
+			for _, p := range t.Problems {
+				errs = append(errs, p)
+			}
+			continue
+		}
+		if prev, ok := s.byName[t.Name]; ok {
+			if !opts.Lenient {
+				errs = append(errs, fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.File, t.File))
+			}
+			s.templates = append(s.templates, t)
+			continue
+		}
+		s.byName[t.Name] = t
+		for _, id := range t.DocIntake.PartyIDs {
+			if prev, ok := s.byParty[id]; ok {
+				errs = append(errs, fmt.Errorf("template: duplicate party_id %q in %s and %s", id, prev.File, t.File))
+				continue
+			}
+			s.byParty[id] = t
+		}
+		s.templates = append(s.templates, t)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(s.templates, func(i, j int) bool { return s.templates[i].Priority > s.templates[j].Priority })
+	return s, nil
+}
+
+// Templates returns the templates in matching order (highest priority first).
+func (s *Set) Templates() []*Template { return append([]*Template(nil), s.templates...) }
+
+// ByName returns the template named name.
+func (s *Set) ByName(name string) (*Template, bool) { t, ok := s.byName[name]; return t, ok }
+
+// ByPartyID returns the template that lists id in docintake.party_ids.
+func (s *Set) ByPartyID(id string) (*Template, bool) { t, ok := s.byParty[id]; return t, ok }
+
+// Parse parses one template file (YAML or JSON; JSON is read as YAML, which
+// accepts it). Fatal problems (syntax, no keywords) are returned as error;
+// the rest are collected in Template.Problems.
+func Parse(file string, data []byte) (*Template, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &LoadError{File: file, Err: err}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, &LoadError{File: file, Line: 1, Err: errors.New("template must be a mapping")}
+	}
+	p := &parser{file: file}
+	t := p.template(doc.Content[0])
+	if len(t.Keywords) == 0 && len(p.fatal) == 0 {
+		p.fatal = append(p.fatal, &LoadError{File: file, Line: doc.Content[0].Line, Path: "keywords", Err: errors.New("at least one keyword is required")})
+	}
+	if len(p.fatal) > 0 {
+		return nil, errors.Join(p.fatal...)
+	}
+	t.Problems = p.problems
+	return t, nil
+}
+
+type parser struct {
+	file     string
+	problems []*LoadError
+	fatal    []error
+}
+
+func (p *parser) problem(n *yaml.Node, path, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.problems = append(p.problems, &LoadError{File: p.file, Line: line, Path: path, Err: fmt.Errorf(format, args...)})
+}
+
+// pairs iterates a mapping node's key/value pairs.
+func pairs(n *yaml.Node) [][2]*yaml.Node {
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+	}
+	return out
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode {
+		return n.Alias
+	}
+	return n
+}
+
+func (p *parser) str(n *yaml.Node, path string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode {
+		p.problem(n, path, "must be a string")
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strList accepts a string or a list of strings.
+func (p *parser) strList(n *yaml.Node, path string) []string {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil
+		}
+		return []string{n.Value}
+	case yaml.SequenceNode:
+		var out []string
+		for i, c := range n.Content {
+			if s, ok := p.str(c, fmt.Sprintf("%s[%d]", path, i)); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	p.problem(n, path, "must be a string or a list of strings")
+	return nil
+}
+
+func (p *parser) regex(n *yaml.Node, path, src string) *Regex {
+	re, err := CompileRegex(src)
+	if err != nil {
+		p.problem(n, path, "%v", err)
+		return nil
+	}
+	return re
+}
+
+func (p *parser) regexList(n *yaml.Node, path string) []*Regex {
+	var out []*Regex
+	n = resolve(n)
+	for i, s := range p.strList(n, path) {
+		pp, nn := path, n
+		if n.Kind == yaml.SequenceNode {
+			pp, nn = fmt.Sprintf("%s[%d]", path, i), n.Content[i]
+		}
+		if re := p.regex(nn, pp, s); re != nil {
+			out = append(out, re)
+		}
+	}
+	return out
+}
+
+func (p *parser) boolean(n *yaml.Node, path string) bool {
+	n = resolve(n)
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		p.problem(n, path, "must be true or false")
+	}
+	return b
+}
+
+// ignoredKeys are invoice2data keys that select its PDF reader or name the
+// template; docintake chooses the reader itself.
+var ignoredKeys = map[string]bool{"input_module": true, "template_name": true}
+
+func (p *parser) template(root *yaml.Node) *Template {
+	t := &Template{File: p.file, Priority: DefaultPriority, Options: Options{Currency: "EUR", DecimalSeparator: "."}}
+	t.Name = strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
+	t.DocIntake.DocumentType = order.TypeOrder
+	var fieldsNode, optionsNode *yaml.Node
+	var rawKeywords []string
+	issuerSet := false
+	for _, kv := range pairs(root) {
+		k, v := kv[0].Value, resolve(kv[1])
+		switch k {
+		case "issuer":
+			if s, ok := p.str(v, k); ok {
+				t.Issuer, issuerSet = s, true
+			}
+		case "keywords":
+			rawKeywords = p.strList(v, k)
+			t.Keywords = p.regexList(v, k)
+			if len(t.Keywords) < len(rawKeywords) {
+				p.fatal = append(p.fatal, &LoadError{File: p.file, Line: v.Line, Path: k, Err: errors.New("a keyword does not compile, so the template could never be chosen")})
+			}
+		case "exclude_keywords":
+			t.ExcludeKeywords = p.regexList(v, k)
+		case "priority":
+			if err := v.Decode(&t.Priority); err != nil {
+				p.problem(v, k, "must be an integer")
+			}
+		case "required_fields":
+			t.RequiredFields = append([]string{}, p.strList(v, k)...)
+		case "fields":
+			fieldsNode = v
+		case "lines":
+			t.Lines = p.lines(v, k)
+		case "tables":
+			t.Tables = p.tables(v, k)
+		case "options":
+			optionsNode = v
+		case "docintake":
+			p.docintake(v, k, t)
+		default:
+			if !ignoredKeys[k] {
+				p.problem(kv[0], k, "unknown key")
+			}
+		}
+	}
+	if optionsNode != nil {
+		p.options(optionsNode, "options", &t.Options)
+	}
+	if t.Options.RemoveWhitespace {
+		// The text loses its spaces, so the keywords must too (as
+		// invoice2data's loader does).
+		t.Keywords = p.despace(t.Keywords, "keywords")
+		t.ExcludeKeywords = p.despace(t.ExcludeKeywords, "exclude_keywords")
+	}
+	if fieldsNode != nil {
+		t.Fields = p.fields(fieldsNode, "fields")
+	}
+	if !issuerSet && len(rawKeywords) > 0 {
+		t.Issuer = rawKeywords[0]
+	}
+	if t.DocIntake.Present && t.RequiredFields == nil {
+		t.RequiredFields = []string{}
+	}
+	return t
+}
+
+func (p *parser) despace(res []*Regex, path string) []*Regex {
+	out := make([]*Regex, 0, len(res))
+	for _, re := range res {
+		src := strings.ReplaceAll(re.Source, " ", "")
+		if nr := p.regex(nil, path, src); nr != nil {
+			out = append(out, nr)
+		}
+	}
+	return out
+}
+
+func (p *parser) options(n *yaml.Node, path string, o *Options) {
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be a mapping")
+		return
+	}
+	for _, kv := range pairs(n) {
+		k, v := kv[0].Value, resolve(kv[1])
+		kp := path + "." + k
+		switch k {
+		case "remove_whitespace":
+			o.RemoveWhitespace = p.boolean(v, kp)
+		case "remove_accents":
+			o.RemoveAccents = p.boolean(v, kp)
+		case "lowercase":
+			o.Lowercase = p.boolean(v, kp)
+		case "currency":
+			if s, ok := p.str(v, kp); ok {
+				o.Currency = s
+			}
+		case "date_formats":
+			o.DateFormats = p.strList(v, kp)
+			for i, f := range o.DateFormats {
+				if compileStrptime(f) == nil {
+					p.problem(v, fmt.Sprintf("%s[%d]", kp, i), "unsupported strptime directive in %q", f)
+				}
+			}
+		case "languages":
+			o.Languages = p.strList(v, kp)
+			for _, l := range o.Languages {
+				if len(l) != 2 {
+					p.problem(v, kp, "language code %q must have 2 letters", l)
+				}
+			}
+		case "decimal_separator":
+			if s, ok := p.str(v, kp); ok {
+				o.DecimalSeparator = s
+			}
+		case "replace":
+			o.Replace = p.replacements(v, kp)
+		default:
+			p.problem(kv[0], kp, "unknown option")
+		}
+	}
+}
+
+func (p *parser) replacements(n *yaml.Node, path string) []Replacement {
+	if n.Kind != yaml.SequenceNode {
+		p.problem(n, path, "must be a list of [pattern, replacement] pairs")
+		return nil
+	}
+	var out []Replacement
+	for i, c := range n.Content {
+		c = resolve(c)
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		if c.Kind != yaml.SequenceNode || len(c.Content) != 2 {
+			p.problem(c, ip, "a replace must be a list of exactly 2 elements")
+			continue
+		}
+		pat, ok1 := p.str(c.Content[0], ip)
+		with, ok2 := p.str(c.Content[1], ip)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if re := p.regex(c.Content[0], ip, pat); re != nil {
+			out = append(out, Replacement{Re: re, With: with})
+		}
+	}
+	return out
+}
+
+var validGroups = map[string]bool{"sum": true, "min": true, "max": true, "first": true, "last": true, "join": true}
+var validTypes = map[string]bool{"int": true, "float": true, "date": true}
+
+func (p *parser) fields(n *yaml.Node, path string) []*Field {
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be a mapping")
+		return nil
+	}
+	var out []*Field
+	for _, kv := range pairs(n) {
+		k, v := kv[0].Value, resolve(kv[1])
+		kp := path + "." + k
+		f := &Field{Name: k, Line: kv[0].Line}
+		switch {
+		case v.Kind == yaml.MappingNode:
+			if !p.fieldSettings(v, kp, f) {
+				continue
+			}
+		case strings.HasPrefix(k, "static_"):
+			f.Kind, f.Name, f.Value = ParserStatic, strings.TrimPrefix(k, "static_"), nodeValue(v)
+		default:
+			// Legacy string/list form, typed by the field name as
+			// invoice2data does.
+			f.Kind, f.Legacy = ParserRegex, true
+			f.Regexes = p.regexList(v, kp)
+			switch {
+			case strings.HasPrefix(k, "sum_amount") && v.Kind == yaml.SequenceNode:
+				f.Name, f.Type, f.Group = k[4:], "float", "sum"
+			case strings.HasPrefix(k, "date") || strings.HasSuffix(k, "date"):
+				f.Type = "date"
+			case strings.HasPrefix(k, "amount"):
+				f.Type = "float"
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
+	var parserName string
+	var linesNode *yaml.Node
+	for _, kv := range pairs(v) {
+		sk, sv := kv[0].Value, resolve(kv[1])
+		skp := kp + "." + sk
+		switch sk {
+		case "parser":
+			parserName, _ = p.str(sv, skp)
+		case "regex":
+			f.Regexes = p.regexList(sv, skp)
+		case "type":
+			if s, ok := p.str(sv, skp); ok {
+				if !validTypes[s] {
+					p.problem(sv, skp, "unknown type %q (int, float, date)", s)
+				} else {
+					f.Type = s
+				}
+			}
+		case "group":
+			if s, ok := p.str(sv, skp); ok {
+				if !validGroups[s] {
+					p.problem(sv, skp, "unsupported grouping method %q (sum, min, max, first, last, join)", s)
+				} else {
+					f.Group = s
+				}
+			}
+		case "value":
+			f.Value = nodeValue(sv)
+		case "replace":
+			f.Replace = p.replacements(sv, skp)
+		case "area":
+			f.Area = p.area(sv, skp)
+		default:
+			linesNode = v // lines settings live next to parser: lines
+		}
+	}
+	switch parserName {
+	case "regex":
+		f.Kind = ParserRegex
+	case "static":
+		f.Kind = ParserStatic
+	case "lines":
+		f.Kind = ParserLines
+		f.Lines = p.lines(v, kp)
+		return f.Lines != nil
+	case "":
+		p.problem(v, kp, "field has no parser (regex, static, lines)")
+		return false
+	default:
+		p.problem(v, kp+".parser", "unknown parser %q", parserName)
+		return false
+	}
+	if linesNode != nil {
+		for _, kv := range pairs(v) {
+			switch kv[0].Value {
+			case "parser", "regex", "type", "group", "value", "replace", "area":
+			default:
+				p.problem(kv[0], kp+"."+kv[0].Value, "unknown key for parser %s", parserName)
+			}
+		}
+	}
+	return true
+}
+
+func (p *parser) area(n *yaml.Node, path string) *Area {
+	var m map[string]int
+	if err := n.Decode(&m); err != nil {
+		p.problem(n, path, "must be a mapping of integers (f, l, x, y, r, W, H)")
+		return nil
+	}
+	a := &Area{FirstPage: m["f"], LastPage: m["l"], X: m["x"], Y: m["y"], W: m["W"], H: m["H"], Resolution: m["r"]}
+	return a
+}
+
+var linesKeys = map[string]bool{"parser": true, "start": true, "end": true, "line": true, "first_line": true, "last_line": true,
+	"skip_line": true, "types": true, "rules": true, "end_match": true, "line_separator": true}
+
+func (p *parser) lines(n *yaml.Node, path string) *LinesSpec {
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be a mapping")
+		return nil
+	}
+	var rulesNode *yaml.Node
+	for _, kv := range pairs(n) {
+		if kv[0].Value == "rules" {
+			rulesNode = resolve(kv[1])
+		} else if !linesKeys[kv[0].Value] {
+			p.problem(kv[0], path+"."+kv[0].Value, "unknown lines key")
+		}
+	}
+	spec := &LinesSpec{}
+	if rulesNode == nil {
+		if r := p.linesRule([]*yaml.Node{n}, path); r != nil {
+			spec.Rules = append(spec.Rules, r)
+		}
+		return spec
+	}
+	if rulesNode.Kind != yaml.SequenceNode {
+		p.problem(rulesNode, path+".rules", "must be a list")
+		return nil
+	}
+	for i, rn := range rulesNode.Content {
+		// A rule inherits the settings written next to rules.
+		if r := p.linesRule([]*yaml.Node{n, resolve(rn)}, fmt.Sprintf("%s.rules[%d]", path, i)); r != nil {
+			spec.Rules = append(spec.Rules, r)
+		}
+	}
+	return spec
+}
+
+func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
+	r := &LinesRule{}
+	var lineSep = `\n`
+	var lineSepNode *yaml.Node
+	var firstSet, lastSet bool
+	var startNode *yaml.Node
+	top := layers[len(layers)-1]
+	for _, n := range layers {
+		for _, kv := range pairs(n) {
+			k, v := kv[0].Value, resolve(kv[1])
+			kp := path + "." + k
+			switch k {
+			case "start":
+				if s, ok := p.str(v, kp); ok {
+					r.Start, startNode = p.regex(v, kp, s), v
+				}
+			case "end":
+				if s, ok := p.str(v, kp); ok {
+					r.End = p.regex(v, kp, s)
+				}
+			case "line":
+				r.Line = p.regexList(v, kp)
+			case "first_line":
+				r.FirstLine, firstSet = p.regexList(v, kp), true
+			case "last_line":
+				r.LastLine, lastSet = p.regexList(v, kp), true
+			case "skip_line":
+				r.SkipLine = p.regexList(v, kp)
+			case "types":
+				r.Types = p.types(v, kp)
+			case "end_match":
+				r.EndMatch = p.boolean(v, kp)
+			case "line_separator":
+				if s, ok := p.str(v, kp); ok {
+					lineSep, lineSepNode = s, v
+				}
+			case "rules", "parser":
+			default:
+				if n == top && len(layers) > 1 {
+					p.problem(kv[0], kp, "unknown lines key")
+				}
+			}
+		}
+	}
+	_ = startNode
+	if r.Start == nil || r.End == nil {
+		p.problem(top, path, "lines need start and end")
+		return nil
+	}
+	if r.Line == nil && !firstSet {
+		p.problem(top, path, "lines need line (or first_line)")
+		return nil
+	}
+	if !firstSet && !lastSet {
+		r.FirstLine = r.Line
+	}
+	_ = lastSet
+	r.LineSeparator = p.regex(lineSepNode, path+".line_separator", lineSep)
+	return r
+}
+
+func (p *parser) types(n *yaml.Node, path string) map[string]string {
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be a mapping of field: type")
+		return nil
+	}
+	m := map[string]string{}
+	for _, kv := range pairs(n) {
+		s, ok := p.str(kv[1], path+"."+kv[0].Value)
+		if !ok {
+			continue
+		}
+		if !validTypes[s] {
+			p.problem(kv[1], path+"."+kv[0].Value, "unknown type %q (int, float, date)", s)
+			continue
+		}
+		m[kv[0].Value] = s
+	}
+	return m
+}
+
+func (p *parser) tables(n *yaml.Node, path string) []*TableSpec {
+	if n.Kind != yaml.SequenceNode {
+		p.problem(n, path, "must be a list")
+		return nil
+	}
+	var out []*TableSpec
+	for i, tn := range n.Content {
+		tn = resolve(tn)
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		if tn.Kind != yaml.MappingNode {
+			p.problem(tn, ip, "must be a mapping")
+			continue
+		}
+		ts := &TableSpec{Fields: map[string]TableField{}}
+		lineSep, lineSepNode := `\n`, tn
+		for _, kv := range pairs(tn) {
+			k, v := kv[0].Value, resolve(kv[1])
+			kp := ip + "." + k
+			switch k {
+			case "start", "end", "body":
+				s, ok := p.str(v, kp)
+				if !ok {
+					continue
+				}
+				re := p.regex(v, kp, s)
+				switch k {
+				case "start":
+					ts.Start = re
+				case "end":
+					ts.End = re
+				default:
+					ts.Body = re
+				}
+			case "types":
+				ts.Types = p.types(v, kp)
+			case "fields":
+				if v.Kind != yaml.MappingNode {
+					p.problem(v, kp, "must be a mapping")
+					continue
+				}
+				for _, fkv := range pairs(v) {
+					var tf TableField
+					for _, skv := range pairs(resolve(fkv[1])) {
+						s, _ := p.str(skv[1], kp+"."+fkv[0].Value+"."+skv[0].Value)
+						switch skv[0].Value {
+						case "group":
+							if !validGroups[s] {
+								p.problem(skv[1], kp+"."+fkv[0].Value+".group", "unsupported grouping method %q", s)
+							}
+							tf.Group = s
+						case "type":
+							tf.Type = s
+						default:
+							p.problem(skv[0], kp+"."+fkv[0].Value+"."+skv[0].Value, "unknown key")
+						}
+					}
+					ts.Fields[fkv[0].Value] = tf
+				}
+			case "line_separator":
+				if s, ok := p.str(v, kp); ok {
+					lineSep, lineSepNode = s, v
+				}
+			case "field_separator":
+			default:
+				p.problem(kv[0], kp, "unknown table key")
+			}
+		}
+		if ts.Start == nil || ts.End == nil || ts.Body == nil {
+			p.problem(tn, ip, "a table needs start, end and body")
+			continue
+		}
+		ts.LineSeparator = p.regex(lineSepNode, ip+".line_separator", lineSep)
+		out = append(out, ts)
+	}
+	return out
+}
+
+func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be a mapping")
+		return
+	}
+	d := &t.DocIntake
+	d.Present = true
+	for _, kv := range pairs(n) {
+		k, v := kv[0].Value, resolve(kv[1])
+		kp := path + "." + k
+		switch k {
+		case "name":
+			if s, ok := p.str(v, kp); ok && s != "" {
+				t.Name = s
+			}
+		case "party_ids":
+			d.PartyIDs = p.strList(v, kp)
+		case "document_type":
+			s, _ := p.str(v, kp)
+			switch order.DocumentType(s) {
+			case order.TypeOrder, order.TypeOrderResponse, order.TypeInvoice:
+				d.DocumentType = order.DocumentType(s)
+			default:
+				p.problem(v, kp, "unknown document_type %q (order, order_response, invoice)", s)
+			}
+		case "required":
+			d.Required = p.strList(v, kp)
+			for _, r := range d.Required {
+				if !knownRequirements[r] {
+					p.problem(v, kp, "unknown requirement %q", r)
+				}
+			}
+		case "rules":
+			d.Rules = p.rules(v, kp)
+		case "mappings":
+			d.Mappings = p.mappings(v, kp)
+		case "ignored_feedback":
+			d.IgnoredFeedback = p.boolean(v, kp)
+		default:
+			p.problem(kv[0], kp, "unknown docintake key")
+		}
+	}
+}
+
+var knownRequirements = map[string]bool{"vat_id": true, "buyer_vat_id": true, "supplier_vat_id": true,
+	"delivery_address": true, "order_id": true, "date": true, "items": true}
+
+func (p *parser) rules(n *yaml.Node, path string) []*Rule {
+	if n.Kind != yaml.SequenceNode {
+		p.problem(n, path, "must be a list")
+		return nil
+	}
+	var out []*Rule
+	for i, rn := range n.Content {
+		rn = resolve(rn)
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		r := &Rule{}
+		for _, kv := range pairs(rn) {
+			k, v := kv[0].Value, resolve(kv[1])
+			kp := ip + "." + k
+			s, ok := p.str(v, kp)
+			if !ok {
+				continue
+			}
+			switch k {
+			case "match":
+				r.Match = p.regex(v, kp, s)
+			case "field":
+				r.Field = s
+			case "action":
+				switch RuleAction(s) {
+				case ActionIgnore, ActionReject:
+					r.Action = RuleAction(s)
+				default:
+					p.problem(v, kp, "unknown action %q (ignore, reject)", s)
+				}
+			case "reason":
+				reason, err := document.ParseReason(s)
+				if err != nil {
+					p.problem(v, kp, "%v", err)
+				}
+				r.Reason = reason
+			default:
+				p.problem(kv[0], kp, "unknown rule key")
+			}
+		}
+		if r.Match == nil || r.Action == "" {
+			p.problem(rn, ip, "a rule needs match and action")
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (p *parser) mappings(n *yaml.Node, path string) []Mapping {
+	if n.Kind != yaml.SequenceNode {
+		p.problem(n, path, "must be a list")
+		return nil
+	}
+	var out []Mapping
+	for i, mn := range n.Content {
+		mn = resolve(mn)
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		var m Mapping
+		for _, kv := range pairs(mn) {
+			k, v := kv[0].Value, resolve(kv[1])
+			kp := ip + "." + k
+			switch k {
+			case "field", "from":
+				m.From, _ = p.str(v, kp)
+			case "table", "kind":
+				m.Kind, _ = p.str(v, kp)
+			case "to", "into":
+				m.To, _ = p.str(v, kp)
+			case "optional":
+				m.Optional = p.boolean(v, kp)
+			default:
+				p.problem(kv[0], kp, "unknown mapping key")
+			}
+		}
+		if m.From == "" || m.Kind == "" {
+			p.problem(mn, ip, "a mapping needs field and table")
+			continue
+		}
+		if !mappableFields[m.From] {
+			p.problem(mn, ip+".field", "field %q cannot be mapped", m.From)
+			continue
+		}
+		if m.To == "" {
+			m.To = m.From
+		}
+		if !mappableFields[m.To] {
+			p.problem(mn, ip+".to", "field %q cannot be a mapping target", m.To)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// nodeValue converts a YAML scalar/sequence/mapping into an extracted value,
+// as PyYAML would type it (ints, floats, dates, booleans, strings).
+func nodeValue(n *yaml.Node) any {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, nodeValue(c))
+		}
+		return out
+	case yaml.MappingNode:
+		o := NewObject()
+		for _, kv := range pairs(n) {
+			o.Set(kv[0].Value, nodeValue(kv[1]))
+		}
+		return o
+	}
+	switch n.ShortTag() {
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return i
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil {
+			dec, _ := canonicalDecimal(n.Value)
+			return Float{F: f, Dec: dec}
+		}
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!null":
+		return nil
+	case "!!timestamp":
+		if d, err := ParseDate(n.Value, []string{"%Y-%m-%d"}, nil); err == nil {
+			return d
+		}
+	}
+	return n.Value
+}

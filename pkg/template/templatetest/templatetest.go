@@ -1,0 +1,102 @@
+// Package templatetest holds test helpers for pkg/template and its users:
+// locating the shared corpus and turning PDFs into layout text.
+package templatetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/template"
+)
+
+// SharedDir returns ../shared relative to the repository root (the directory
+// holding go.work). When it is absent the test is skipped, or failed when
+// CI=true.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("templatetest: no go.work above the test's directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("templatetest: %s is missing (CI=true)", shared)
+		}
+		t.Skipf("templatetest: %s is missing; corpus tests skipped", shared)
+	}
+	return shared
+}
+
+var (
+	engineOnce sync.Once
+	engine     pdftext.Engine
+	engineErr  error
+)
+
+// PDFText returns the pdftotext -layout text of a PDF (pages joined by form
+// feeds), the reader invoice2data's golden files were made with. A .txt
+// file is read as text, as invoice2data does.
+func PDFText(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Ext(path) == ".txt" {
+		return string(data)
+	}
+	engineOnce.Do(func() {
+		engine, engineErr = pdftext.New(pdftext.Options{Engine: pdftext.EnginePdftotext})
+	})
+	if engineErr != nil {
+		t.Fatalf("templatetest: pdftotext engine: %v", engineErr)
+	}
+	txt, err := engine.Extract(context.Background(), data)
+	if err != nil {
+		t.Fatalf("templatetest: extract %s: %v", path, err)
+	}
+	return txt.String()
+}
+
+// AreaFunc crops a region of the PDF at path with pdftotext, as
+// invoice2data's area option does (-f -l -r -x -y -W -H -layout).
+func AreaFunc(path string) template.AreaFunc {
+	return func(ctx context.Context, a template.Area) (string, error) {
+		args := []string{"-layout", "-enc", "UTF-8"}
+		add := func(flag string, v int) {
+			if v != 0 {
+				args = append(args, flag, strconv.Itoa(v))
+			}
+		}
+		add("-f", a.FirstPage)
+		add("-l", a.LastPage)
+		add("-r", a.Resolution)
+		add("-x", a.X)
+		add("-y", a.Y)
+		add("-W", a.W)
+		add("-H", a.H)
+		out, err := exec.CommandContext(ctx, "pdftotext", append(args, path, "-")...).Output()
+		if err != nil {
+			return "", fmt.Errorf("pdftotext area: %w", err)
+		}
+		return string(out), nil
+	}
+}
