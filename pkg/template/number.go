@@ -9,7 +9,7 @@ import (
 )
 
 // ParseNumber parses an amount as invoice2data does: decimalSep ("." or ",",
-// default ".") may occur at most once; every other '.', ',', '\'' and
+// default ".") may occur at most once; every other '.', ',', '\” and
 // whitespace is a thousands separator and is dropped. "1.234,56" with "," →
 // 1234.56; "1,234.56" with "." → 1234.56. The result carries the exact
 // decimal (Dec) next to the float.

@@ -1,3 +1,586 @@
 package template
 
-var mappableFields = map[string]bool{}
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// Mapper resolves master-data mappings (buyer article number → supplier
+// article number, delivery address → delivery party id, …). The processor
+// implements it on PostgreSQL per client. ok is false when the table has no
+// entry for key; err is for failures of the lookup itself.
+type Mapper interface {
+	Lookup(ctx context.Context, kind, key string) (value string, ok bool, err error)
+}
+
+// OutcomeStatus is how a document ends after its template ran.
+type OutcomeStatus string
+
+// Outcome statuses. Deferred means a mapping was missing
+// (MAPPING_NOT_RESOLVED): the processor retries later.
+const (
+	OutcomeSuccess  OutcomeStatus = "success"
+	OutcomeRejected OutcomeStatus = "rejected"
+	OutcomeIgnored  OutcomeStatus = "ignored"
+	OutcomeDeferred OutcomeStatus = "deferred"
+)
+
+// Outcome is the verdict on a document: success, rejected or ignored with a
+// reason, or deferred for a missing mapping.
+type Outcome struct {
+	Status OutcomeStatus
+	Reason document.Reason // empty on success and for ignored documents
+	Detail string          // for people: which keyword, field or mapping
+	// Feedback is set for ignored documents whose template asks for a
+	// webhook (docintake.ignored_feedback).
+	Feedback bool
+}
+
+func (o *Outcome) String() string {
+	s := string(o.Status)
+	if o.Reason != "" {
+		s += " " + o.Reason.WireValue()
+	}
+	if o.Detail != "" {
+		s += ": " + o.Detail
+	}
+	return s
+}
+
+// Item-level canonical fields (keys of a lines row).
+var itemFields = map[string]bool{"position": true, "supplier_article_id": true, "buyer_article_id": true, "ean": true,
+	"description": true, "long_description": true, "quantity": true, "unit": true, "unit_price": true,
+	"price_basis_quantity": true, "line_amount": true, "tax_rate": true, "line_delivery_date": true, "remark": true}
+
+// mappableFields are the canonical fields a mapping may read or write.
+var mappableFields = map[string]bool{
+	"buyer_article_id": true, "supplier_article_id": true, "ean": true, "unit": true,
+	"buyer_id": true, "supplier_id": true, "delivery_id": true, "invoice_id": true,
+	"delivery_address": true, "buyer_name": true, "delivery_name": true,
+}
+
+// rejectReason is the reason for "this is not our document type".
+func rejectReason(dt order.DocumentType) document.Reason {
+	switch dt {
+	case order.TypeOrderResponse:
+		return document.ReasonNotAnOrderResponse
+	case order.TypeInvoice:
+		return document.ReasonNotAnInvoice
+	}
+	return document.ReasonNotAnOrder
+}
+
+// Order turns an extraction into the canonical order and decides the
+// outcome, with the reasons of DESIGN.md "Reasons from templates", checked
+// in this order:
+//
+//  1. a docintake rule fires → ignored, or rejected with its reason (default:
+//     not_an_order / not_an_order_response / not_an_invoice by document_type);
+//  2. an exclude keyword matched → rejected with the same default reason;
+//  3. the keywords do not match → rejected unknown_format;
+//  4. required_fields missing → document_id_missing (order id),
+//     cannot_parse_items (lines) or unknown_format (others);
+//  5. no order id → document_id_missing;
+//  6. docintake.required vat_id (buyer's for orders, supplier's otherwise),
+//     buyer_vat_id, supplier_vat_id missing → vat_id_missing;
+//  7. docintake.required delivery_address and no delivery party with a name,
+//     street and city or zip → cannot_parse_delivery_address;
+//  8. no items (or an item without quantity) and mode ≠ no_items →
+//     cannot_parse_items;
+//  9. a mapping lookup misses → deferred mapping_not_resolved.
+//
+// The order is returned for every outcome (as far as it could be built).
+// The error is non-nil when the mapper fails or a canonical value cannot be
+// parsed (an ambiguous date, a malformed amount): the template, not the
+// document, needs fixing; it is an EINVALID *document.Error naming the field.
+func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode document.ResultMode, tr *Trace) (*order.Order, *Outcome, error) {
+	check := func(format string, args ...any) {
+		if tr != nil {
+			tr.Checks = append(tr.Checks, fmt.Sprintf(format, args...))
+		}
+	}
+	o, err := t.canonical(res, mode)
+	if err != nil {
+		return o, nil, err
+	}
+	dt := t.DocIntake.DocumentType
+	reject := func(r document.Reason, format string, args ...any) (*order.Order, *Outcome, error) {
+		out := &Outcome{Status: OutcomeRejected, Reason: r, Detail: fmt.Sprintf(format, args...)}
+		check("outcome: %s", out)
+		return o, out, nil
+	}
+	for i, r := range t.DocIntake.Rules {
+		subject, where := res.text, "text"
+		if r.Field != "" {
+			v, _ := res.Fields.Get(r.Field)
+			subject, where = valueText(v), "field "+r.Field
+		}
+		mm, err := r.Match.search(subject)
+		if err != nil || mm == nil {
+			check("rule %d (%s %q in %s): no match", i, r.Action, r.Match.Source, where)
+			continue
+		}
+		check("rule %d (%s %q in %s): matched %q", i, r.Action, r.Match.Source, where, subject[mm[0]:mm[1]])
+		if r.Action == ActionIgnore {
+			out := &Outcome{Status: OutcomeIgnored, Detail: fmt.Sprintf("rule %q matched", r.Match.Source), Feedback: t.DocIntake.IgnoredFeedback}
+			check("outcome: %s", out)
+			return o, out, nil
+		}
+		reason := r.Reason
+		if reason == "" {
+			reason = rejectReason(dt)
+		}
+		return reject(reason, "rule %q matched %q", r.Match.Source, subject[mm[0]:mm[1]])
+	}
+	if res.Excluded {
+		return reject(rejectReason(dt), "exclude keyword %q found", res.Keywords.ExcludeHit)
+	}
+	if !res.Matched {
+		return reject(document.ReasonUnknownFormat, "keywords not found: %s", quoteAll(res.Keywords.Failed))
+	}
+	if len(res.Missing) > 0 {
+		for _, f := range res.Missing {
+			switch f {
+			case "order_id", "invoice_number", "document_id":
+				return reject(document.ReasonDocumentIDMissing, "required field %s not found", f)
+			case "lines", "items":
+				if mode != document.ResultModeNoItems {
+					return reject(document.ReasonCannotParseItems, "required field %s not found", f)
+				}
+			}
+		}
+		return reject(document.ReasonUnknownFormat, "required fields not found: %s", strings.Join(res.Missing, ", "))
+	}
+	if o.ID == "" {
+		return reject(document.ReasonDocumentIDMissing, "no order id (field order_id)")
+	}
+	check("order id %q", o.ID)
+	for _, req := range t.DocIntake.Required {
+		switch req {
+		case "vat_id", "buyer_vat_id", "supplier_vat_id":
+			role := order.RoleBuyer
+			if req == "supplier_vat_id" || (req == "vat_id" && dt != order.TypeOrder) {
+				role = order.RoleSupplier
+			}
+			p, _ := o.Party(role)
+			if p.VATID == "" {
+				return reject(document.ReasonVATIDMissing, "no VAT id for the %s (field %s_vat_id)", role, role)
+			}
+			check("required %s: %q", req, p.VATID)
+		case "delivery_address":
+			p, ok := o.Party(order.RoleDelivery)
+			a := p.Address
+			if !ok || (a.Name == "" && len(a.Lines) == 0) || (len(a.Lines) == 0 && (a.Street == "" || (a.City == "" && a.Zip == ""))) {
+				return reject(document.ReasonCannotParseDeliveryAddress, "delivery address needs delivery_name, delivery_street and delivery_city or delivery_zip (or delivery_address)")
+			}
+			check("required delivery_address: %s", strings.Join(addressLines(a), " / "))
+		case "order_id", "items":
+			// Always checked.
+		}
+	}
+	if mode != document.ResultModeNoItems {
+		if len(o.Items) == 0 {
+			return reject(document.ReasonCannotParseItems, "no line items (field lines)")
+		}
+		for i, it := range o.Items {
+			if it.Quantity == "" {
+				return reject(document.ReasonCannotParseItems, "item %d (%s) has no quantity", i+1, it.Position)
+			}
+		}
+		check("%d items", len(o.Items))
+	}
+	for _, mp := range t.DocIntake.Mappings {
+		out, err := t.applyMapping(ctx, o, mp, m, check)
+		if err != nil || out != nil {
+			return o, out, err
+		}
+	}
+	out := &Outcome{Status: OutcomeSuccess}
+	check("outcome: %s", out)
+	return o, out, nil
+}
+
+func (t *Template) applyMapping(ctx context.Context, o *order.Order, mp Mapping, m Mapper, check func(string, ...any)) (*Outcome, error) {
+	lookup := func(key string) (string, *Outcome, error) {
+		if key == "" {
+			return "", nil, nil
+		}
+		if m == nil {
+			return "", &Outcome{Status: OutcomeDeferred, Reason: document.ReasonMappingNotResolved,
+				Detail: fmt.Sprintf("no mapper for %s %q", mp.Kind, key)}, nil
+		}
+		v, ok, err := m.Lookup(ctx, mp.Kind, key)
+		if err != nil {
+			return "", nil, fmt.Errorf("template: mapping %s %q: %w", mp.Kind, key, err)
+		}
+		if !ok {
+			check("mapping %s %q: missing", mp.Kind, key)
+			if mp.Optional {
+				return "", nil, nil
+			}
+			return "", &Outcome{Status: OutcomeDeferred, Reason: document.ReasonMappingNotResolved,
+				Detail: fmt.Sprintf("no %s mapping for %q (field %s)", mp.Kind, key, mp.From)}, nil
+		}
+		check("mapping %s %q → %q", mp.Kind, key, v)
+		return v, nil, nil
+	}
+	if itemFields[mp.From] {
+		for i := range o.Items {
+			it := &o.Items[i]
+			v, out, err := lookup(itemValue(it, mp.From))
+			if err != nil || out != nil {
+				return out, err
+			}
+			if v != "" {
+				setItemValue(it, mp.To, v)
+			}
+		}
+		return nil, nil
+	}
+	v, out, err := lookup(headerValue(o, mp.From))
+	if err != nil || out != nil {
+		return out, err
+	}
+	if v != "" {
+		setHeaderValue(o, mp.To, v)
+	}
+	return nil, nil
+}
+
+func itemValue(it *order.Item, f string) string {
+	switch f {
+	case "buyer_article_id":
+		return it.BuyerArticleID
+	case "supplier_article_id":
+		return it.SupplierArticleID
+	case "ean":
+		return it.EAN
+	case "unit":
+		return it.Unit
+	}
+	return ""
+}
+
+func setItemValue(it *order.Item, f, v string) {
+	switch f {
+	case "buyer_article_id":
+		it.BuyerArticleID = v
+	case "supplier_article_id":
+		it.SupplierArticleID = v
+	case "ean":
+		it.EAN = v
+	case "unit":
+		it.Unit = v
+	}
+}
+
+var roleOfPrefix = map[string]order.Role{"buyer": order.RoleBuyer, "supplier": order.RoleSupplier,
+	"delivery": order.RoleDelivery, "invoice": order.RoleInvoice}
+
+func headerValue(o *order.Order, f string) string {
+	prefix, suffix, _ := strings.Cut(f, "_")
+	p, _ := o.Party(roleOfPrefix[prefix])
+	switch suffix {
+	case "id":
+		return p.ID
+	case "name":
+		return p.Address.Name
+	case "address":
+		return strings.Join(addressLines(p.Address), "\n")
+	}
+	return ""
+}
+
+func setHeaderValue(o *order.Order, f, v string) {
+	prefix, suffix, _ := strings.Cut(f, "_")
+	role := roleOfPrefix[prefix]
+	idx := -1
+	for i := range o.Parties {
+		if o.Parties[i].Role == role {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		o.Parties = append(o.Parties, order.Party{Role: role})
+		idx = len(o.Parties) - 1
+	}
+	switch suffix {
+	case "id":
+		o.Parties[idx].ID, o.Parties[idx].IDType = v, "supplier_specific"
+	case "name":
+		o.Parties[idx].Address.Name = v
+	}
+}
+
+// addressLines is the address as printed, or rebuilt from its parts.
+func addressLines(a order.Address) []string {
+	if len(a.Lines) > 0 {
+		return a.Lines
+	}
+	var out []string
+	for _, s := range []string{a.Name, a.Name2, a.Street, strings.TrimSpace(a.Zip + " " + a.City), a.Country} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// canonical builds the order from the extracted fields (names as in
+// docs/templates.md "Canonical fields").
+func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Order, error) {
+	f := res.Fields
+	o := &order.Order{Type: t.DocIntake.DocumentType, NoItems: mode == document.ResultModeNoItems}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := f.Get(k); ok {
+				if s := strings.TrimSpace(valueText(v)); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	var errs []string
+	dec := func(name string, v any) string {
+		d, err := t.decimal(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
+		}
+		return d
+	}
+	date := func(name string) order.Date {
+		v, ok := f.Get(name)
+		if !ok {
+			for _, e := range res.Errors {
+				if strings.HasPrefix(e, "field "+name+":") {
+					errs = append(errs, e)
+				}
+			}
+			return order.Date{}
+		}
+		d, err := t.date(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
+		}
+		return d
+	}
+	idKeys := []string{"order_id", "document_id"}
+	if o.Type != order.TypeOrder {
+		idKeys = append(idKeys, "invoice_number")
+	}
+	o.ID = str(idKeys...)
+	o.IssueDate = date("date")
+	o.DeliveryDate = date("delivery_date")
+	o.Currency = str("currency")
+	o.Language = str("language")
+	o.BuyerOrderID = str("buyer_order_id")
+	o.PaymentTerms = str("payment_terms")
+	o.Remarks = textList(f, "remarks", "remark")
+	for _, prefix := range []string{"buyer", "supplier", "delivery", "invoice"} {
+		p := order.Party{Role: roleOfPrefix[prefix]}
+		p.ID = str(prefix + "_id")
+		p.IDType = str(prefix + "_id_type")
+		if gln := str(prefix + "_gln"); gln != "" && p.ID == "" {
+			p.ID, p.IDType = gln, "gln"
+		}
+		p.VATID = str(prefix + "_vat_id")
+		a := &p.Address
+		a.Name, a.Name2, a.Contact = str(prefix+"_name"), str(prefix+"_name2"), str(prefix+"_contact")
+		a.Street, a.Zip, a.City = str(prefix+"_street"), str(prefix+"_zip"), str(prefix+"_city")
+		a.State, a.Country, a.CountryCoded = str(prefix+"_state"), str(prefix+"_country"), str(prefix+"_country_code")
+		a.Phone, a.Email = str(prefix+"_phone"), str(prefix+"_email")
+		if addr := str(prefix + "_address"); addr != "" {
+			for _, l := range strings.Split(addr, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					a.Lines = append(a.Lines, l)
+				}
+			}
+		}
+		if !partyEmpty(p) {
+			o.Parties = append(o.Parties, p)
+		}
+	}
+	if v, ok := f.Get("total_net"); ok {
+		o.Totals.NetAmount = dec("total_net", v)
+	} else if v, ok := f.Get("amount_untaxed"); ok {
+		o.Totals.NetAmount = dec("amount_untaxed", v)
+	}
+	if v, ok := f.Get("total_tax"); ok {
+		o.Totals.TaxAmount = dec("total_tax", v)
+	} else if v, ok := f.Get("amount_tax"); ok {
+		o.Totals.TaxAmount = dec("amount_tax", v)
+	}
+	if v, ok := f.Get("total_gross"); ok {
+		o.Totals.GrossAmount = dec("total_gross", v)
+	} else if v, ok := f.Get("amount"); ok {
+		o.Totals.GrossAmount = dec("amount", v)
+	}
+	if mode != document.ResultModeNoItems {
+		rowsV, ok := f.Get("lines")
+		if !ok {
+			rowsV, _ = f.Get("items")
+		}
+		rows, _ := rowsV.([]any)
+		for i, r := range rows {
+			row, ok := r.(*Object)
+			if !ok {
+				continue
+			}
+			rs := func(k string) string {
+				v, _ := row.Get(k)
+				return strings.TrimSpace(valueText(v))
+			}
+			rd := func(k string) string {
+				v, ok := row.Get(k)
+				if !ok || rs(k) == "" {
+					return ""
+				}
+				return dec(fmt.Sprintf("lines[%d].%s", i, k), v)
+			}
+			if !hasAny(row, "quantity", "description", "supplier_article_id", "buyer_article_id", "ean", "line_amount") {
+				continue // a section header or note row
+			}
+			it := order.Item{
+				Position: rs("position"), SupplierArticleID: rs("supplier_article_id"), BuyerArticleID: rs("buyer_article_id"),
+				EAN: rs("ean"), Description: rs("description"), LongDescription: rs("long_description"),
+				Quantity: rd("quantity"), Unit: rs("unit"), UnitPrice: rd("unit_price"),
+				PriceBasisQuantity: rd("price_basis_quantity"), LineAmount: rd("line_amount"),
+			}
+			if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" {
+				it.TaxRate = dec(fmt.Sprintf("lines[%d].tax_rate", i), tr)
+			}
+			if v, ok := row.Get("line_delivery_date"); ok && truthy(v) {
+				d, err := t.date(v)
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("field lines[%d].line_delivery_date: %v", i, err))
+				}
+				it.DeliveryDate = d
+			}
+			if r := rs("remark"); r != "" {
+				it.Remarks = append(it.Remarks, r)
+			}
+			if it.Position == "" {
+				it.Position = strconv.Itoa(len(o.Items) + 1)
+			}
+			o.Items = append(o.Items, it)
+		}
+	}
+	if len(errs) > 0 {
+		return o, &document.Error{Kind: document.EINVALID, Code: "template_value",
+			Message: fmt.Sprintf("template %s: %s", t.Name, strings.Join(errs, "; "))}
+	}
+	return o, nil
+}
+
+func partyEmpty(p order.Party) bool {
+	a := p.Address
+	return p.ID == "" && p.VATID == "" && len(a.Lines) == 0 &&
+		a.Name+a.Name2+a.Contact+a.Street+a.Zip+a.City+a.State+a.Country+a.CountryCoded+a.Phone+a.Email == ""
+}
+
+func hasAny(row *Object, keys ...string) bool {
+	for _, k := range keys {
+		if v, ok := row.Get(k); ok && truthy(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// textList reads a remarks-like field: a string, a list of strings or rows.
+func textList(f *Object, key, rowKey string) []string {
+	v, ok := f.Get(key)
+	if !ok {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case *Object:
+			e, _ := x.Get(rowKey)
+			walk(e)
+		default:
+			if s := strings.TrimSpace(valueText(x)); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// valueText renders a value as text: strings as they are, numbers in their
+// exact decimal form, dates as YYYY-MM-DD, lists newline-joined.
+func valueText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case Float:
+		if x.Dec != "" {
+			return x.Dec
+		}
+		return pyRepr(x.F)
+	case order.Date:
+		return x.String()
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			parts = append(parts, valueText(e))
+		}
+		return strings.Join(parts, "\n")
+	}
+	return fmt.Sprint(v)
+}
+
+// decimal converts an extracted value to a canonical decimal string.
+func (t *Template) decimal(v any) (string, error) {
+	switch x := v.(type) {
+	case Float:
+		if x.Dec != "" {
+			return x.Dec, nil
+		}
+		return strconv.FormatFloat(x.F, 'f', -1, 64), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case string:
+		s := strings.TrimSpace(x)
+		s = strings.TrimLeft(s, "$€£¥")
+		s = strings.TrimSpace(strings.TrimRight(s, "$€£¥"))
+		n, err := ParseNumber(s, t.Options.DecimalSeparator)
+		if err != nil {
+			return "", err
+		}
+		if n.Dec == "" {
+			return "", fmt.Errorf("%q is not a decimal number", x)
+		}
+		return n.Dec, nil
+	case []any:
+		return "", fmt.Errorf("several values %s", valueText(x))
+	}
+	return "", fmt.Errorf("%v is not a number", v)
+}
+
+func (t *Template) date(v any) (order.Date, error) {
+	switch x := v.(type) {
+	case order.Date:
+		return x, nil
+	case string:
+		return ParseDate(x, t.Options.DateFormats, t.Options.Languages)
+	case []any:
+		return order.Date{}, fmt.Errorf("several values %s", valueText(x))
+	}
+	return order.Date{}, fmt.Errorf("%v is not a date", v)
+}

@@ -1,0 +1,91 @@
+package template_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/docintake/docintake/pkg/template"
+	"github.com/docintake/docintake/pkg/template/templatetest"
+)
+
+// TestBuiltinTemplatesLoad loads every built-in invoice2data template. Each
+// must load (lenient: broken parts disabled); the test logs how many compile
+// fully and the problems of the rest.
+func TestBuiltinTemplatesLoad(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(templatetest.SharedDir(t), "corpus", "invoice2data", "templates")
+	var files []string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".json")) {
+			files = append(files, p)
+		}
+		return err
+	}))
+	require.Len(t, files, 215)
+	full, backtracking := 0, 0
+	reasons := map[string]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		tpl, err := template.Parse(f, data)
+		require.NoError(t, err, "every built-in template must load")
+		if usesBacktracking(tpl) {
+			backtracking++
+		}
+		if len(tpl.Problems) == 0 {
+			full++
+			continue
+		}
+		for _, p := range tpl.Problems {
+			rel, _ := filepath.Rel(root, p.File)
+			t.Logf("%s:%d: %s: %v", rel, p.Line, p.Path, p.Err)
+			reasons[problemClass(p.Err.Error())]++
+		}
+	}
+	var rs []string
+	for r, n := range reasons {
+		rs = append(rs, r+": "+itoa(n))
+	}
+	sort.Strings(rs)
+	t.Logf("built-in templates: %d loaded, %d compile fully, %d use the backtracking engine; problems: %s",
+		len(files), full, backtracking, strings.Join(rs, "; "))
+	// The set as a whole loads leniently (duplicate names allowed).
+	_, err := template.LoadWith(template.LoadOptions{Lenient: true}, root)
+	require.NoError(t, err)
+}
+
+func usesBacktracking(tpl *template.Template) bool {
+	for _, k := range append(append([]*template.Regex{}, tpl.Keywords...), tpl.ExcludeKeywords...) {
+		if k.Backtracking() {
+			return true
+		}
+	}
+	for _, f := range tpl.Fields {
+		for _, r := range f.Regexes {
+			if r.Backtracking() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func problemClass(msg string) string {
+	switch {
+	case strings.Contains(msg, "unknown key for parser"):
+		return "unknown key inside a field"
+	case strings.Contains(msg, "unknown key"), strings.Contains(msg, "unknown option"), strings.Contains(msg, "unknown lines key"):
+		return "unknown key"
+	case strings.Contains(msg, "regex"):
+		return "regex"
+	}
+	return msg
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,78 @@
+package template
+
+import (
+	"context"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// RunOptions select the template and tune one document's processing.
+type RunOptions struct {
+	// Template or PartyID selects the template (the upload decides); with
+	// neither, the template is chosen by keywords as invoice2data does.
+	Template string
+	PartyID  string
+	Mapper   Mapper
+	Mode     document.ResultMode
+	Area     AreaFunc
+	// Debug collects a Trace (templates tried, fields, blocks, checks).
+	Debug bool
+}
+
+// Run is one document's processing: the chosen template, invoice2data's
+// result, the canonical order and the outcome.
+type Run struct {
+	Template *Template // nil when no template matched
+	Result   *Result
+	Order    *order.Order
+	Outcome  *Outcome
+	Trace    *Trace // set when RunOptions.Debug
+}
+
+// Run selects a template for text, extracts and builds the canonical order.
+// An unknown template name or party id is an EBADREQUEST error with code
+// template_not_found; no matching template is a rejected unknown_format
+// outcome, not an error. Other errors come from Order (mapper failure,
+// unparsable canonical value) or ctx.
+func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, error) {
+	run := &Run{}
+	if opts.Debug {
+		run.Trace = &Trace{}
+	}
+	var t *Template
+	switch {
+	case opts.Template != "":
+		var ok bool
+		if t, ok = s.ByName(opts.Template); !ok {
+			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template named %q", opts.Template)
+		}
+	case opts.PartyID != "":
+		var ok bool
+		if t, ok = s.ByPartyID(opts.PartyID); !ok {
+			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template for party_id %q", opts.PartyID)
+		}
+	default:
+		var tried []TemplateTrace
+		t, tried = s.Match(text)
+		if run.Trace != nil {
+			run.Trace.Templates = tried
+		}
+		if t == nil {
+			run.Outcome = &Outcome{Status: OutcomeRejected, Reason: document.ReasonUnknownFormat, Detail: "no template matched"}
+			return run, nil
+		}
+	}
+	run.Template = t
+	res, err := t.Extract(ctx, text, &ExtractOptions{Area: opts.Area, Trace: run.Trace})
+	if err != nil {
+		return nil, err
+	}
+	run.Result = res
+	if run.Trace != nil && len(run.Trace.Templates) == 0 {
+		run.Trace.Templates = []TemplateTrace{{Name: t.Name, File: t.File, Priority: t.Priority, Matched: res.Matched, Keywords: res.Keywords}}
+	}
+	o, out, err := t.Order(ctx, res, opts.Mapper, opts.Mode, run.Trace)
+	run.Order, run.Outcome = o, out
+	return run, err
+}
