@@ -1,0 +1,218 @@
+package opentrans
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// Notes keep what openTRANS has no valid place for: a unit or currency
+// outside the schema's code lists, payment terms, a value longer than the
+// schema allows, ... Each note is a REMARKS element "<label>: <value>" written
+// before the document's own remarks, readable by a person in the ERP and
+// turned back into the model field by Read. The labels never contain ": ".
+//
+// Read treats the leading REMARKS as notes only while their labels are known
+// and appear in the order the writer emits them (each label at most once);
+// everything from the first other remark on is an ordinary remark. That makes
+// Read(Write(o)) give back the model even when a remark happens to look like a
+// note.
+const (
+	noteCurrency        = "Printed currency (not in the openTRANS 2.1 currency list)"
+	noteCurrencyDefault = "No currency printed, CURRENCY is the default"
+	noteNoDate          = "No document date printed, the date written is the processing date"
+	noteLanguage        = "Printed language (not in the BMEcat language list)"
+	notePaymentTerms    = "Payment terms"
+	noteNetAmount       = "Net amount"
+	noteTaxAmount       = "Tax amount"
+	noteBuyerOrderID    = "Buyer order number"
+	noteUnit            = "Printed unit (not in the BMEcat 2005 unit list, ORDER_UNIT is C62)"
+	noteDeliveryDate    = "Delivery date"
+	noteTaxRate         = "Tax rate in percent"
+	notePriceBasis      = "Price basis quantity"
+	noteFullValue       = "Full value of "
+)
+
+// maxRemark is the length limit of REMARKS (typeMLSTRING64000).
+const maxRemark = 64000
+
+// slot is one kind of note: its label and how Read puts the value back.
+type slot struct {
+	label string
+	set   func(v string)
+}
+
+// textField is a model string written to an element with a length limit; a
+// longer value is truncated in the element and kept whole in a note.
+type textField struct {
+	elem string // element name, also the note's key
+	max  int
+	ptr  *string
+}
+
+func partyFields(p *order.Party) []textField {
+	a := &p.Address
+	return []textField{
+		{"bmecat:PARTY_ID", 250, &p.ID},
+		{"bmecat:NAME", 50, &a.Name},
+		{"bmecat:NAME2", 50, &a.Name2},
+		{"bmecat:CONTACT_NAME", 50, &a.Contact},
+		{"bmecat:STREET", 50, &a.Street},
+		{"bmecat:ZIP", 20, &a.Zip},
+		{"bmecat:CITY", 50, &a.City},
+		{"bmecat:STATE", 50, &a.State},
+		{"bmecat:COUNTRY", 50, &a.Country},
+		{"bmecat:VAT_ID", 50, &p.VATID},
+		{"bmecat:PHONE", 50, &a.Phone},
+		{"bmecat:EMAIL", 255, &a.Email},
+	}
+}
+
+func itemFields(it *order.Item) []textField {
+	return []textField{
+		{"LINE_ITEM_ID", 50, &it.Position},
+		{"bmecat:SUPPLIER_PID", 32, &it.SupplierArticleID},
+		{"bmecat:INTERNATIONAL_PID", 100, &it.EAN},
+		{"bmecat:BUYER_PID", 50, &it.BuyerArticleID},
+		{"bmecat:DESCRIPTION_SHORT", 150, &it.Description},
+	}
+}
+
+// idFields are the header's id elements for a document type: the model field
+// written to each (see Write for why order responses and invoices differ).
+// split tells whether an order response carries both the buyer's and the
+// supplier's order number.
+func idFields(o *order.Order, split bool) []textField {
+	switch o.Type {
+	case order.TypeOrderResponse:
+		if !split {
+			return []textField{{"ORDER_ID", 250, &o.ID}}
+		}
+		return []textField{{"ORDER_ID", 250, &o.BuyerOrderID}, {"SUPPLIER_ORDER_ID", 250, &o.ID}}
+	case order.TypeInvoice:
+		return []textField{{"INVOICE_ID", 250, &o.ID}, {"ORDER_HISTORY/ORDER_ID", 250, &o.BuyerOrderID}}
+	default:
+		return []textField{{"ORDER_ID", 250, &o.ID}}
+	}
+}
+
+func partyKey(i int, elem string) string { return fmt.Sprintf("%s of PARTY %d", elem, i+1) }
+
+func lineKey(elem string, j int) string { return fmt.Sprintf("%s %d", elem, j+1) }
+
+// headerSlots lists the header notes in the order the writer emits them.
+// parties[i] are the model parties Read made from the i-th PARTY element.
+func headerSlots(o *order.Order, split bool, parties [][]*order.Party, lines []int) []slot {
+	s := []slot{
+		{noteCurrency, func(v string) { o.Currency = v }},
+		{noteCurrencyDefault, func(string) { o.Currency = "" }},
+		{noteNoDate, func(string) { o.IssueDate = order.Date{} }},
+		{noteLanguage, func(v string) { o.Language = v }},
+		{notePaymentTerms, func(v string) { o.PaymentTerms = v }},
+		{noteNetAmount, func(v string) { o.Totals.NetAmount = v }},
+		{noteTaxAmount, func(v string) { o.Totals.TaxAmount = v }},
+		{noteBuyerOrderID, func(v string) { o.BuyerOrderID = v }},
+	}
+	for _, f := range idFields(o, split) {
+		s = append(s, slot{noteFullValue + f.elem, func(v string) { *f.ptr = v }})
+	}
+	for i, ps := range parties {
+		s = append(s, slot{partyKey(i, "Printed country code (not in the BMEcat country list)"), func(v string) {
+			for _, p := range ps {
+				p.Address.CountryCoded = v
+			}
+		}})
+		for k, f := range partyFields(&order.Party{}) {
+			s = append(s, slot{noteFullValue + partyKey(i, f.elem), func(v string) {
+				for _, p := range ps {
+					*partyFields(p)[k].ptr = v
+				}
+			}})
+		}
+		for j := 0; j < lines[i]; j++ {
+			s = append(s, slot{noteFullValue + partyKey(i, lineKey("bmecat:ADDRESS_REMARKS", j)), func(v string) {
+				for _, p := range ps {
+					if j < len(p.Address.Lines) {
+						p.Address.Lines[j] = v
+					}
+				}
+			}})
+		}
+	}
+	return s
+}
+
+// itemSlots lists an item's notes in the order the writer emits them.
+func itemSlots(it *order.Item) []slot {
+	s := []slot{
+		{noteUnit, func(v string) { it.Unit = v }},
+		{noteDeliveryDate, func(v string) { it.DeliveryDate = parseDate(v) }},
+		{noteTaxRate, func(v string) { it.TaxRate = v }},
+		{notePriceBasis, func(v string) { it.PriceBasisQuantity = v }},
+	}
+	for _, f := range itemFields(it) {
+		s = append(s, slot{noteFullValue + f.elem, func(v string) { *f.ptr = v }})
+	}
+	return s
+}
+
+// notes collects notes by label while writing; emit orders them by slots.
+type notes map[string]string
+
+func (n notes) add(label, value string) {
+	if _, dup := n[label]; !dup {
+		n[label] = value
+	}
+}
+
+// ordered returns the note texts in slot order.
+func (n notes) ordered(slots []slot) []string {
+	if len(n) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(n))
+	for _, s := range slots {
+		if v, ok := n[s.label]; ok {
+			text, _ := truncate(s.label+": "+v, maxRemark)
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// applyNotes restores the leading notes among remarks into the model through
+// slots and returns the remaining remarks.
+func applyNotes(remarks []string, slots []slot) []string {
+	rank := make(map[string]int, len(slots))
+	for i, s := range slots {
+		rank[s.label] = i
+	}
+	last := -1
+	for k, r := range remarks {
+		label, value, ok := strings.Cut(r, ": ")
+		i, known := rank[label]
+		if !ok || !known || i <= last {
+			return remarks[k:]
+		}
+		slots[i].set(value)
+		last = i
+	}
+	return nil
+}
+
+// parseDate reads the date part of a dtDATETIME ("2024-05-13",
+// "2024-05-13T10:15:00+02:00") as written, without converting zones. Values
+// without a full date give the zero Date.
+func parseDate(s string) order.Date {
+	s = strings.TrimSpace(s)
+	if len(s) < 10 {
+		return order.Date{}
+	}
+	t, err := time.Parse(time.DateOnly, s[:10])
+	if err != nil {
+		return order.Date{}
+	}
+	return order.DateOf(t)
+}
