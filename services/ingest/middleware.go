@@ -1,0 +1,176 @@
+package ingest
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+)
+
+
+// clientFrom returns the authenticated client of the request.
+func clientFrom(c echo.Context) document.Client {
+	cl, _ := c.Get("client").(document.Client)
+	return cl
+}
+
+// bearerToken extracts the token of "Authorization: Bearer <token>". The
+// scheme is case-insensitive (RFC 7235); tokens in the query string are
+// ignored on purpose, since they end up in logs and proxies.
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.ToLower(scheme)), []byte("bearer")) != 1 {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+func (s *Server) authenticate() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+			if !ok {
+				return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "missing bearer token")
+			}
+			cl, err := s.store.ClientByToken(c.Request().Context(), tok)
+			if err != nil {
+				if document.ErrorKind(err) == document.EUNAUTHENTICATED {
+					return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "invalid bearer token")
+				}
+				return err
+			}
+			c.Set("client", cl)
+			return next(c)
+		}
+	}
+}
+
+// bodyLimit answers 413 from Content-Length alone when it is declared too
+// large, and otherwise caps the body so reading past the limit fails; the
+// rest of an oversized body is never read into memory.
+func (s *Server) bodyLimit() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > s.cfg.MaxUploadBytes {
+				// Close the connection: the client may still be sending.
+				c.Response().Header().Set(echo.HeaderConnection, "close")
+				return tooLarge(s.cfg.MaxUploadBytes)
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUploadBytes)
+			return next(c)
+		}
+	}
+}
+
+func tooLarge(limit int64) error {
+	return document.CodedErrorf(document.ETOOLARGE, codeTooLarge, "request body exceeds %d bytes", limit)
+}
+
+func (s *Server) accessLog() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err) // let the error handler write the response before we log its status
+			}
+			fields := []zap.Field{
+				zap.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
+				zap.String("method", c.Request().Method),
+				zap.String("route", c.Path()),
+				zap.Int("status", c.Response().Status),
+				zap.Int64("bytes_in", c.Request().ContentLength),
+				zap.Duration("latency", time.Since(start)),
+			}
+			if cl := clientFrom(c); cl.ID != "" {
+				fields = append(fields, zap.String("client_id", cl.ID))
+			}
+			if v, ok := c.Get("log_id").(string); ok {
+				fields = append(fields, zap.String("log_id", v))
+			}
+			if v, ok := c.Get("message_id").(string); ok {
+				fields = append(fields, zap.String("message_id", v))
+			}
+			s.logger.Info("request", fields...)
+			return nil
+		}
+	}
+}
+
+type httpMetrics struct {
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	uploadBytes prometheus.Histogram
+	handler     http.Handler
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docintake_http_requests_total", Help: "HTTP requests by route template, method and status code.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "docintake_http_request_duration_seconds", Help: "HTTP request latency by route template.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "method"}),
+		uploadBytes: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "docintake_ingest_upload_bytes", Help: "Size of accepted PDF uploads in bytes.",
+			Buckets: prometheus.ExponentialBuckets(1<<10, 4, 10),
+		}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.uploadBytes)
+	if g, ok := reg.(prometheus.Gatherer); ok {
+		m.handler = promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+	} else {
+		m.handler = promhttp.Handler()
+	}
+	return m
+}
+
+func (m *httpMetrics) middleware() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			route := c.Path() // the template, never the raw path
+			if route == "" {
+				route = "unmatched"
+			}
+			m.requests.WithLabelValues(route, c.Request().Method, strconv.Itoa(c.Response().Status)).Inc()
+			m.latency.WithLabelValues(route, c.Request().Method).Observe(time.Since(start).Seconds())
+			return nil
+		}
+	}
+}
+
+func (s *Server) handleHealthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) handleReadyz(c echo.Context) error {
+	failed := s.health.Ready(c.Request().Context())
+	if len(failed) > 0 {
+		names := make([]string, 0, len(failed))
+		for n := range failed {
+			names = append(names, n)
+		}
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "failed": sorted(names)})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func sorted(s []string) []string { slices.Sort(s); return s }
+

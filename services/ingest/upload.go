@@ -1,0 +1,440 @@
+package ingest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+)
+
+const (
+	maxParts         = 32       // a legitimate upload has at most 7
+	maxFieldBytes    = 64 << 10 // one text field
+	maxMessageIDLen  = 256      // characters
+	maxFilenameBytes = 255
+	maxSubjectLen    = 4096 // characters
+)
+
+// uploadRequest is what both upload variants carry, after binding.
+type uploadRequest struct {
+	MessageID, Subject, Template, PartyID, ResultMode, Filename *string
+	FileGiven                                                   bool
+	fieldErrs                                                   map[string]string
+}
+
+// ack is the contract's upload acknowledgement.
+type ack struct {
+	LogID  string `json:"log_id"`
+	Status string `json:"status"`
+}
+
+func (r *uploadRequest) fail(field, msg string) {
+	if r.fieldErrs == nil {
+		r.fieldErrs = map[string]string{}
+	}
+	if _, ok := r.fieldErrs[field]; !ok {
+		r.fieldErrs[field] = msg
+	}
+}
+
+func given(p *string) bool { return p != nil && *p != "" }
+
+// validText checks a text field for valid UTF-8 and no control characters
+// (tab excepted in the subject) and returns a detail message or "".
+func validText(v string, maxRunes int, allowTab bool) string {
+	if !utf8.ValidString(v) {
+		return "must be valid UTF-8"
+	}
+	if utf8.RuneCountInString(v) > maxRunes {
+		return fmt.Sprintf("must be at most %d characters", maxRunes)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) && !(allowTab && r == '\t') {
+			return "must not contain control characters"
+		}
+	}
+	return ""
+}
+
+// Valid validates the fields (not the file's content) and returns the
+// field-level problems.
+func (r *uploadRequest) Valid() map[string]string {
+	switch {
+	case r.MessageID == nil || strings.TrimSpace(*r.MessageID) == "":
+		r.fail("message_id", "is required")
+	default:
+		if msg := validText(*r.MessageID, maxMessageIDLen, false); msg != "" {
+			r.fail("message_id", msg)
+		}
+	}
+	if r.Subject == nil {
+		r.fail("subject", "is required")
+	} else if msg := validText(*r.Subject, maxSubjectLen, true); msg != "" {
+		r.fail("subject", msg)
+	}
+	switch {
+	case given(r.Template) && given(r.PartyID):
+		r.fail("template", "give either template or party_id, not both")
+		r.fail("party_id", "give either template or party_id, not both")
+	case !given(r.Template) && !given(r.PartyID):
+		r.fail("template", "one of template or party_id is required")
+	}
+	for field, p := range map[string]*string{"template": r.Template, "party_id": r.PartyID} {
+		if given(p) {
+			if msg := validText(*p, 256, false); msg != "" {
+				r.fail(field, msg)
+			}
+		}
+	}
+	if r.ResultMode != nil {
+		if _, err := document.ParseResultMode(*r.ResultMode); err != nil {
+			r.fail("result_mode", "must be no_items or absent")
+		}
+	}
+	if !r.FileGiven {
+		r.fail("file", "is required")
+	}
+	return r.fieldErrs
+}
+
+// cleanFilename keeps a display name only: no directories, no control
+// characters, valid UTF-8, bounded length. It is never used as a storage key.
+func cleanFilename(name string) string {
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	name = strings.ReplaceAll(name, "\\", "/")
+	name = path.Base(name)
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	if name == "." || name == "/" || name == ".." {
+		name = ""
+	}
+	for len(name) > maxFilenameBytes {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" {
+		return "document.pdf"
+	}
+	return name
+}
+
+func (s *Server) handleUploadMultipart() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+		if mt != "multipart/form-data" {
+			return document.CodedErrorf(document.EUNSUPPORTED, codeUnsupportedContent,
+				"POST /incoming takes multipart/form-data (use /incoming-json for JSON)")
+		}
+		mr, err := c.Request().MultipartReader()
+		if err != nil {
+			return validationError(map[string]string{"body": "malformed multipart body"})
+		}
+		sp := newSpool()
+		defer sp.Close()
+		req := &uploadRequest{}
+		for n := 0; ; n++ {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				if isTooLarge(err) {
+					return tooLarge(s.cfg.MaxUploadBytes)
+				}
+				return validationError(map[string]string{"body": "malformed multipart body"})
+			}
+			if n >= maxParts {
+				return validationError(map[string]string{"body": fmt.Sprintf("more than %d parts", maxParts)})
+			}
+			name := part.FormName()
+			if name == "file" {
+				if req.FileGiven {
+					req.fail("file", "given more than once")
+					continue
+				}
+				req.FileGiven = true
+				fn := part.FileName()
+				req.Filename = &fn
+				if _, err := io.Copy(sp, part); err != nil {
+					if isTooLarge(err) {
+						return tooLarge(s.cfg.MaxUploadBytes)
+					}
+					return validationError(map[string]string{"file": "could not read the file part"})
+				}
+				continue
+			}
+			dst := map[string]**string{"message_id": &req.MessageID, "subject": &req.Subject, "template": &req.Template,
+				"party_id": &req.PartyID, "result_mode": &req.ResultMode}[name]
+			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+			if err != nil {
+				if isTooLarge(err) {
+					return tooLarge(s.cfg.MaxUploadBytes)
+				}
+				return validationError(map[string]string{"body": "malformed multipart body"})
+			}
+			if dst == nil {
+				continue // unknown parts are ignored, as HTML forms send extras
+			}
+			if len(b) > maxFieldBytes {
+				req.fail(name, "is too long")
+				continue
+			}
+			if *dst != nil {
+				req.fail(name, "given more than once")
+				continue
+			}
+			v := string(b)
+			*dst = &v
+		}
+		return s.accept(c, req, sp)
+	}
+}
+
+// jsonUpload is the body of POST /incoming-json.
+type jsonUpload struct {
+	FileBase64 *string `json:"file_base64"`
+	Filename   *string `json:"filename"`
+	MessageID  *string `json:"message_id"`
+	Template   *string `json:"template"`
+	Subject    *string `json:"subject"`
+	ResultMode *string `json:"result_mode"`
+	PartyID    *string `json:"party_id"`
+}
+
+func (s *Server) handleUploadJSON() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+		if mt != "application/json" {
+			return document.CodedErrorf(document.EUNSUPPORTED, codeUnsupportedContent,
+				"POST /incoming-json takes application/json (use /incoming for multipart)")
+		}
+		var body jsonUpload
+		dec := json.NewDecoder(c.Request().Body)
+		if err := dec.Decode(&body); err != nil {
+			if isTooLarge(err) {
+				return tooLarge(s.cfg.MaxUploadBytes)
+			}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return validationError(map[string]string{te.Field: "must be a " + te.Type.String()})
+			}
+			return validationError(map[string]string{"body": "must be one JSON object"})
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			if isTooLarge(err) {
+				return tooLarge(s.cfg.MaxUploadBytes)
+			}
+			return validationError(map[string]string{"body": "must be one JSON object"})
+		}
+		req := &uploadRequest{MessageID: body.MessageID, Subject: body.Subject, Template: body.Template,
+			ResultMode: body.ResultMode, Filename: body.Filename}
+		if body.PartyID != nil {
+			req.fail("party_id", "is not supported by /incoming-json; use template, or /incoming")
+		}
+		if body.Template == nil || *body.Template == "" {
+			req.fail("template", "is required")
+		}
+		sp := newSpool()
+		defer sp.Close()
+		if body.FileBase64 != nil && *body.FileBase64 != "" {
+			req.FileGiven = true
+			if err := decodeBase64(sp, *body.FileBase64); err != nil {
+				req.fail("file_base64", "must be base64 (RFC 4648)")
+			}
+			body.FileBase64 = nil // let the encoded copy be collected
+		} else if body.FileBase64 != nil {
+			req.FileGiven = true // present but empty: reported as an empty file below
+		} else {
+			req.fail("file_base64", "is required")
+			req.FileGiven = true // reported under file_base64, not file
+		}
+		return s.accept(c, req, sp)
+	}
+}
+
+// decodeBase64 accepts standard base64 with or without padding, with line
+// breaks or spaces (MIME style) and the URL-safe alphabet, since clients
+// produce all of these.
+func decodeBase64(dst io.Writer, s string) error {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\r', '\n':
+			return -1
+		case '-':
+			return '+'
+		case '_':
+			return '/'
+		}
+		return r
+	}, s)
+	s = strings.TrimRight(s, "=")
+	_, err := io.Copy(dst, base64.NewDecoder(base64.RawStdEncoding, strings.NewReader(s)))
+	return err
+}
+
+// accept validates the bound request, stores the PDF and records the
+// document with its job. It answers 202 only after the object is stored and
+// the row and outbox row are committed.
+func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
+	if req.FileGiven && sp.size == 0 {
+		field := "file"
+		if c.Path() == s.cfg.BasePath+"/incoming-json" {
+			field = "file_base64"
+		}
+		req.fail(field, "must not be empty")
+	}
+	if errs := req.Valid(); len(errs) > 0 {
+		return validationError(errs)
+	}
+	c.Set("message_id", *req.MessageID)
+	if !isPDF(sp.head) {
+		return document.CodedErrorf(document.EUNSUPPORTED, codeNotPDF, "the file is not a PDF (it does not start with %%PDF-)")
+	}
+	ctx := c.Request().Context()
+	cl := clientFrom(c)
+	sum := sp.SHA256()
+
+	// A retried upload is answered from the existing row before anything is
+	// stored, so retries cost one query.
+	if existing, err := s.store.DocumentByMessageID(ctx, cl.ID, *req.MessageID); err == nil {
+		return s.replay(c, existing, sum)
+	} else if document.ErrorKind(err) != document.ENOTFOUND {
+		return err
+	}
+
+	tmplName := ""
+	if req.Template != nil {
+		tmplName = *req.Template
+	}
+	partyID := ""
+	if req.PartyID != nil {
+		partyID = *req.PartyID
+	}
+	resolved, ok := s.templates.Resolve(tmplName, partyID)
+	if !ok {
+		if partyID != "" {
+			return document.CodedErrorf(document.EBADREQUEST, codeTemplateNotFound, "no template is configured for party_id %q", partyID)
+		}
+		return document.CodedErrorf(document.EBADREQUEST, codeTemplateNotFound, "template %q is not configured", tmplName)
+	}
+	mode := ""
+	if req.ResultMode != nil {
+		mode = *req.ResultMode
+	}
+	filename := ""
+	if req.Filename != nil {
+		filename = *req.Filename
+	}
+
+	now := s.now().UTC()
+	logID := uuid.NewString()
+	d := document.Document{
+		ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: cl.ID, MessageID: *req.MessageID,
+		FileSHA256: sum, FileSize: sp.size, Filename: cleanFilename(filename), Subject: *req.Subject,
+		Template: resolved, PartyID: partyID, ResultMode: document.ResultMode(mode),
+	}
+	c.Set("log_id", logID)
+	key := objectstore.SourceKey(logID, now)
+	d.SourcePath = s.objects.URI(key)
+	r, err := sp.Reader()
+	if err != nil {
+		return err
+	}
+	if err := s.objects.Put(ctx, key, r, sp.size, "application/pdf"); err != nil {
+		return &document.Error{Kind: document.EUNAVAILABLE, Code: codeUnavailable, Message: "object store unavailable", Err: err}
+	}
+	got, created, err := s.store.CreateDocument(ctx, d, processJob(s.cfg.SubjectPrefix, d, now))
+	if err != nil || !created {
+		// Lost a race with a concurrent identical upload, or failed: the
+		// object we stored belongs to no row.
+		s.deleteOrphan(ctx, key)
+	}
+	if err != nil {
+		return err
+	}
+	if !created {
+		return s.replay(c, got, sum)
+	}
+	if s.notify != nil {
+		s.notify()
+	}
+	s.metrics.uploadBytes.Observe(float64(sp.size))
+	return c.JSON(http.StatusAccepted, ack{LogID: got.LogID, Status: "received"})
+}
+
+// replay answers a repeated message_id: the original log_id for the same
+// file, duplicate_message_id for another one.
+func (s *Server) replay(c echo.Context, existing document.Document, sum []byte) error {
+	if string(existing.FileSHA256) != string(sum) {
+		return document.CodedErrorf(document.EINVALID, "duplicate_message_id",
+			"message_id %q was already used for a different file", existing.MessageID)
+	}
+	c.Set("log_id", existing.LogID)
+	return c.JSON(http.StatusAccepted, ack{LogID: existing.LogID, Status: "already received; state " + string(existing.State)})
+}
+
+func (s *Server) deleteOrphan(ctx context.Context, key string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.objects.Delete(ctx, key); err != nil {
+		s.logger.Warn("delete orphaned upload", zap.String("key", key), zap.Error(err))
+	}
+}
+
+// documentDetails is the contract's document details resource.
+type documentDetails struct {
+	ID             string  `json:"id"`
+	Filename       string  `json:"filename"`
+	MessageID      string  `json:"message_id"`
+	DocumentDate   *string `json:"document_date"`
+	SourcePath     *string `json:"source_path"`
+	ResultJSONPath *string `json:"result_json_path"`
+	ResultPath     *string `json:"result_path"`
+	DocumentState  string  `json:"document_state"`
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) handleDocument() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		logID := c.Param("log_id")
+		d, err := s.store.DocumentByLogID(c.Request().Context(), clientFrom(c).ID, logID)
+		if err != nil {
+			return err
+		}
+		c.Set("log_id", d.LogID)
+		out := documentDetails{ID: d.ID, Filename: d.Filename, MessageID: d.MessageID,
+			SourcePath: orNull(d.SourcePath), ResultJSONPath: orNull(d.ResultJSONPath), ResultPath: orNull(d.ResultPath),
+			DocumentState: string(d.State)}
+		if d.DocumentDate != nil {
+			out.DocumentDate = orNull(d.DocumentDate.Format(time.DateOnly))
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+}
+
