@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap"
 )
 
-
 // clientFrom returns the authenticated client of the request.
 func clientFrom(c echo.Context) document.Client {
 	cl, _ := c.Get("client").(document.Client)
@@ -173,4 +172,3 @@ func (s *Server) handleReadyz(c echo.Context) error {
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
-

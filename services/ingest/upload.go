@@ -437,4 +437,3 @@ func (s *Server) handleDocument() echo.HandlerFunc {
 		return c.JSON(http.StatusOK, out)
 	}
 }
-

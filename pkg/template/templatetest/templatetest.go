@@ -21,6 +21,20 @@ import (
 // CI=true.
 func SharedDir(t testing.TB) string {
 	t.Helper()
+	shared := filepath.Join(RepoRoot(t), "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("templatetest: %s is missing (CI=true)", shared)
+		}
+		t.Skipf("templatetest: %s is missing; corpus tests skipped", shared)
+	}
+	return shared
+}
+
+// RepoRoot returns the directory holding go.work above the test's working
+// directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -35,14 +49,7 @@ func SharedDir(t testing.TB) string {
 		}
 		dir = parent
 	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("templatetest: %s is missing (CI=true)", shared)
-		}
-		t.Skipf("templatetest: %s is missing; corpus tests skipped", shared)
-	}
-	return shared
+	return dir
 }
 
 var (
