@@ -1,0 +1,289 @@
+package pdftext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Engine names, as accepted by Options.Engine and recorded in Page.Engine.
+const (
+	EngineAuto      = "auto"
+	EnginePdftotext = "pdftotext"
+	EnginePdfium    = "pdfium"
+	EngineOCR       = "ocr"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	DefaultTimeout        = 20 * time.Second
+	DefaultMaxOutputBytes = 16 << 20
+	// DefaultSubprocessMemory is the address-space limit of pdftotext,
+	// pdftoppm and tesseract. It is an address-space (virtual) limit, so it
+	// has to leave room for shared libraries and thread stacks.
+	DefaultSubprocessMemory = 1 << 30
+	// DefaultWasmMemory caps the linear memory of one pdfium instance: 4096
+	// wasm pages. DESIGN.md measured that this makes a 1 GiB flate bomb fail
+	// after about a second instead of growing the process to 4.5 GB.
+	DefaultWasmMemory = 4096 * wasmPageSize
+)
+
+// ErrUnreadable reports that a PDF cannot be read: it is broken, hostile,
+// encrypted or produces more text than allowed. Retrying will not help.
+var ErrUnreadable = errors.New("pdf unreadable")
+
+// ErrTimeout reports that extraction exceeded Options.Timeout. It is permanent
+// for workers too: the same PDF takes as long next time.
+var ErrTimeout = errors.New("pdf extraction timed out")
+
+// ErrUnavailable reports that a requested engine cannot run here (binary not
+// installed). New returns it; Extract never does.
+var ErrUnavailable = errors.New("pdf engine unavailable")
+
+// Page is the text of one page. Number counts from 1. Engine is the engine
+// that produced Text: "pdftotext", "pdfium" or "ocr".
+type Page struct {
+	Number int
+	Text   string
+	Engine string
+}
+
+// Text is the text of a document, page by page.
+type Text struct {
+	Pages []Page
+}
+
+// String returns the pages joined the way `pdftotext -layout` prints them:
+// each page followed by a form feed.
+func (t *Text) String() string {
+	var b strings.Builder
+	for _, p := range t.Pages {
+		b.WriteString(p.Text)
+		b.WriteByte('\f')
+	}
+	return b.String()
+}
+
+// Engines returns the distinct engines that produced the pages, in order of
+// first use.
+func (t *Text) Engines() []string {
+	var out []string
+	for _, p := range t.Pages {
+		found := false
+		for _, e := range out {
+			if e == p.Engine {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, p.Engine)
+		}
+	}
+	return out
+}
+
+// Engine extracts layout text from a PDF. Extract is safe for concurrent use.
+// It returns an error wrapping ErrUnreadable for PDFs that cannot be read and
+// one wrapping ErrTimeout when Options.Timeout (or ctx) expires; in both cases
+// the engine stays usable. Close releases processes and wasm instances.
+type Engine interface {
+	Name() string
+	Extract(ctx context.Context, pdf []byte) (*Text, error)
+	Close() error
+}
+
+// Options configure New. The zero value is usable: it selects "auto", a 20 s
+// timeout, GOMAXPROCS pdfium workers and no OCR; DefaultOptions turns OCR on
+// when tesseract is installed.
+type Options struct {
+	// Engine is auto (default), pdftotext, pdfium or ocr. auto uses pdftotext
+	// when it is installed, else pdfium, and falls back to the other when the
+	// first fails on a document. ocr renders and OCRs every page.
+	Engine string
+	// Timeout bounds one Extract call, OCR included (INTAKE_PDF_TIMEOUT).
+	// Defaults to 20 s.
+	Timeout time.Duration
+	// Workers sizes the warm pdfium instance pool (INTAKE_PDF_WORKERS).
+	// Defaults to GOMAXPROCS.
+	Workers int
+	// MaxOutputBytes caps the text of one document (and the output read from
+	// any subprocess). Defaults to 16 MiB.
+	MaxOutputBytes int64
+	// MemoryLimitBytes caps the memory of one extraction: the address space
+	// of each subprocess and the linear memory of a pdfium instance. Zero
+	// means DefaultSubprocessMemory and DefaultWasmMemory respectively.
+	MemoryLimitBytes int64
+	// OCR enables tesseract for pages with no characters and an image. New
+	// fails with ErrUnavailable when it is set and tesseract is missing.
+	OCR bool
+	// OCRLanguages is passed to tesseract -l. Defaults to "eng+deu".
+	OCRLanguages string
+}
+
+// DefaultOptions returns the zero Options with OCR enabled when tesseract is
+// installed, which is what services should start from.
+func DefaultOptions() Options {
+	_, err := exec.LookPath("tesseract")
+	return Options{Engine: EngineAuto, OCR: err == nil}
+}
+
+func (o Options) withDefaults() Options {
+	if o.Engine == "" {
+		o.Engine = EngineAuto
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if o.OCRLanguages == "" {
+		o.OCRLanguages = "eng+deu"
+	}
+	return o
+}
+
+// New returns the engine selected by opts.Engine. It returns an error
+// wrapping ErrUnavailable when that engine's programs are not installed and
+// an error for an unknown engine name. Starting the pdfium engine compiles
+// the wasm module (cached on disk after the first time).
+func New(opts Options) (Engine, error) {
+	opts = opts.withDefaults()
+	var ocr *ocrRunner
+	if opts.OCR || opts.Engine == EngineOCR {
+		r, err := newOCRRunner(opts)
+		if err != nil {
+			return nil, err
+		}
+		ocr = r
+	}
+	switch opts.Engine {
+	case EnginePdftotext:
+		return newPdftotext(opts, ocr)
+	case EnginePdfium:
+		return newPdfium(opts, ocr)
+	case EngineOCR:
+		return &ocrEngine{opts: opts, ocr: ocr}, nil
+	case EngineAuto:
+		return newAuto(opts, ocr)
+	default:
+		return nil, fmt.Errorf("pdftext: unknown engine %q (want auto, pdftotext, pdfium or ocr)", opts.Engine)
+	}
+}
+
+// autoEngine prefers pdftotext and falls back to pdfium per document. The
+// pdfium pool is started lazily: compiling the wasm module costs seconds and
+// most deployments never need it.
+type autoEngine struct {
+	opts    Options
+	ocr     *ocrRunner
+	primary Engine // pdftotext, or nil when not installed
+
+	mu       sync.Mutex
+	fallback Engine
+	closed   bool
+}
+
+func newAuto(opts Options, ocr *ocrRunner) (Engine, error) {
+	a := &autoEngine{opts: opts, ocr: ocr}
+	if p, err := newPdftotext(opts, ocr); err == nil {
+		a.primary = p
+	}
+	return a, nil
+}
+
+func (a *autoEngine) Name() string { return EngineAuto }
+
+func (a *autoEngine) pdfium() (Engine, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, errors.New("pdftext: engine closed")
+	}
+	if a.fallback == nil {
+		e, err := newPdfium(a.opts, a.ocr)
+		if err != nil {
+			return nil, err
+		}
+		a.fallback = e
+	}
+	return a.fallback, nil
+}
+
+func (a *autoEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
+	if a.primary != nil {
+		t, err := a.primary.Extract(ctx, pdf)
+		// A timeout is not retried with the other engine: it would double the
+		// time a hostile document holds a worker.
+		if err == nil || errors.Is(err, ErrTimeout) || ctx.Err() != nil {
+			return t, err
+		}
+		fb, ferr := a.pdfium()
+		if ferr != nil {
+			return nil, err
+		}
+		t, err2 := fb.Extract(ctx, pdf)
+		if err2 != nil {
+			return nil, fmt.Errorf("%w (pdfium fallback: %v)", err, err2)
+		}
+		return t, nil
+	}
+	fb, err := a.pdfium()
+	if err != nil {
+		return nil, err
+	}
+	return fb.Extract(ctx, pdf)
+}
+
+func (a *autoEngine) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	var errs []error
+	if a.primary != nil {
+		errs = append(errs, a.primary.Close())
+	}
+	if a.fallback != nil {
+		errs = append(errs, a.fallback.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// deadline derives the per-document context. A context that ends because of
+// our timeout is reported as ErrTimeout; a caller's cancellation is passed
+// through as ctx.Err().
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, ErrTimeout)
+}
+
+// ctxErr converts a finished per-document context into the error Extract
+// returns: our own timeout and a caller's deadline are ErrTimeout, a caller's
+// cancellation stays context.Canceled.
+func ctxErr(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", ErrTimeout, ctx.Err())
+	}
+	return ctx.Err()
+}
+
+// splitPages turns pdftotext-style output (pages terminated by form feeds)
+// into pages.
+func splitPages(out, engine string) []Page {
+	out = strings.TrimSuffix(out, "\f")
+	parts := strings.Split(out, "\f")
+	pages := make([]Page, len(parts))
+	for i, p := range parts {
+		pages[i] = Page{Number: i + 1, Text: p, Engine: engine}
+	}
+	return pages
+}

@@ -1,0 +1,171 @@
+package pdftext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// sandbox runs the poppler and tesseract programs with a deadline and
+// resource limits.
+//
+// Limits are set with prlimit(1) from util-linux as an exec wrapper: prlimit
+// calls setrlimit on itself and then execs the program, so the limits apply to
+// exactly that process (and its children), the pid stays the one we started
+// (process-group kill still works) and no shell is involved. Go's
+// SysProcAttr has no rlimit fields, and calling setrlimit in our own process
+// before fork would race with every other goroutine starting processes. When
+// prlimit is not installed the programs run with only the deadline, the
+// process-group kill and the output cap; New does not fail because of it.
+type sandbox struct {
+	prlimit  string // "" when not installed
+	memory   int64  // RLIMIT_AS in bytes
+	cpu      time.Duration
+	maxOut   int64
+	maxStder int64
+}
+
+func newSandbox(opts Options) sandbox {
+	p, _ := exec.LookPath("prlimit")
+	mem := opts.MemoryLimitBytes
+	if mem <= 0 {
+		mem = DefaultSubprocessMemory
+	}
+	return sandbox{prlimit: p, memory: mem, cpu: opts.Timeout, maxOut: opts.MaxOutputBytes, maxStder: 4 << 10}
+}
+
+// privateDir creates a directory only we can read (0700 from MkdirTemp) and
+// writes the PDF into it as 0600, so the programs read a file no other user
+// can swap or read.
+func privateDir(pdf []byte) (dir, file string, err error) {
+	dir, err = os.MkdirTemp("", "pdftext-*")
+	if err != nil {
+		return "", "", fmt.Errorf("create temp dir: %w", err)
+	}
+	file = filepath.Join(dir, "input.pdf")
+	if err := os.WriteFile(file, pdf, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("write temp pdf: %w", err)
+	}
+	return dir, file, nil
+}
+
+// withInput runs fn under the per-document deadline with pdf written to a
+// private directory, removed afterwards.
+func withInput(ctx context.Context, timeout time.Duration, pdf []byte, fn func(ctx context.Context, dir, file string) (*Text, error)) (*Text, error) {
+	ctx, cancel := withDeadline(ctx, timeout)
+	defer cancel()
+	dir, file, err := privateDir(pdf)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return fn(ctx, dir, file)
+}
+
+// errOutputTooLarge is wrapped with ErrUnreadable: a document whose text
+// exceeds the cap is treated as hostile.
+var errOutputTooLarge = errors.New("output exceeds limit")
+
+// run executes bin with args in dir, feeding stdin, and returns stdout. It
+// kills the whole process group when ctx ends or stdout exceeds maxOut.
+// Errors: ctx expiry → ErrTimeout (via ctxErr); non-zero exit, a kill by a
+// resource limit or too much output → ErrUnreadable.
+func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxErr(ctx)
+	}
+	name, argv := bin, args
+	if s.prlimit != "" {
+		cpu := int64(s.cpu/time.Second) + 1
+		argv = append([]string{
+			"--as=" + strconv.FormatInt(s.memory, 10),
+			"--cpu=" + strconv.FormatInt(cpu, 10),
+			"--core=0",
+			"--", bin,
+		}, args...)
+		name = s.prlimit
+	}
+	cmd := exec.CommandContext(ctx, name, argv...)
+	cmd.Dir = dir
+	// A fixed environment: no inherited secrets, C.UTF-8 so poppler writes
+	// UTF-8, one OpenMP thread so tesseract stays inside its CPU share and
+	// address-space limit.
+	cmd.Env = []string{"LC_ALL=C.UTF-8", "OMP_THREAD_LIMIT=1", "HOME=" + dir, "TMPDIR=" + dir}
+	if v := os.Getenv("TESSDATA_PREFIX"); v != "" {
+		cmd.Env = append(cmd.Env, "TESSDATA_PREFIX="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	// Wait would block on pipes kept open by a grandchild; give up after 1 s.
+	cmd.WaitDelay = time.Second
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &capWriter{w: &stderr, n: s.maxStder}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
+	}
+	out, readErr := io.ReadAll(io.LimitReader(stdout, s.maxOut+1))
+	tooLarge := int64(len(out)) > s.maxOut
+	if tooLarge {
+		_ = killGroup(cmd)
+	}
+	// Drain whatever is left so the child is not blocked on a full pipe
+	// before it sees the kill.
+	_, _ = io.Copy(io.Discard, stdout)
+	waitErr := cmd.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctxErr(ctx)
+	case tooLarge:
+		return nil, fmt.Errorf("%s: %w: %w (%d bytes)", filepath.Base(bin), ErrUnreadable, errOutputTooLarge, s.maxOut)
+	case waitErr != nil:
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 300 {
+			msg = msg[len(msg)-300:]
+		}
+		return nil, fmt.Errorf("%s: %w: %v: %s", filepath.Base(bin), ErrUnreadable, waitErr, msg)
+	case readErr != nil:
+		return nil, fmt.Errorf("read %s output: %w", filepath.Base(bin), readErr)
+	}
+	return out, nil
+}
+
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	// Negative pid: the whole group, so children of the program die too.
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// capWriter keeps the first n bytes and discards the rest without failing
+// the writer (a failing stderr writer would kill the copy goroutine early).
+type capWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if c.n > 0 {
+		k := min(int64(len(p)), c.n)
+		_, _ = c.w.Write(p[:k])
+		c.n -= k
+	}
+	return len(p), nil
+}
