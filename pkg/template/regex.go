@@ -354,6 +354,9 @@ func pythonForRegexp2(src string) string {
 			}
 			b.WriteString(`\k<` + src[i+4:i+end] + `>`)
 			i += end
+		case strings.HasPrefix(src[i:], "(?P<"):
+			b.WriteString("(?<")
+			i += 3
 		case strings.HasPrefix(src[i:], "{,"):
 			b.WriteString("{0,")
 			i++
