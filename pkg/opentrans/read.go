@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -29,11 +30,15 @@ var ErrUnsupported = errors.New("unsupported openTRANS document type")
 // gtin, ean or upc). A PARTY with several PARTY_ROLEs becomes one party per
 // role; a PARTY without a role gets the roles of the IDREFs pointing at it.
 //
+// Documents may be UTF-8 or one of the single-byte charsets charsetReader
+// names.
+//
 // Returns EINVALID for input that is not well-formed XML or holds a number
 // that is not an xsd:decimal, and EINVALID wrapping ErrUnsupported for other
 // document types.
 func Read(r io.Reader) (*order.Order, error) {
 	dec := xml.NewDecoder(r)
+	dec.CharsetReader = charsetReader
 	start, err := rootElement(dec)
 	if err != nil {
 		return nil, err
@@ -313,15 +318,17 @@ func deliveryDate(ds []xDelivery) order.Date {
 // readParties appends the model parties to o and returns, per PARTY element,
 // the model parties made from it and its ADDRESS_REMARKS count (for notes).
 func readParties(o *order.Order, info *xInfo) ([][]*order.Party, []int) {
+	// fallback is the role Write points the IDREF at when the model has no
+	// party of the IDREF's own role (see builder.parties).
 	refs := []struct {
-		role order.Role
-		ids  []xRef
+		role, fallback order.Role
+		ids            []xRef
 	}{
-		{order.RoleBuyer, append(info.Buyer, info.InvoiceBuyer...)},
-		{order.RoleSupplier, append(info.Supplier, info.InvoiceSupplier...)},
-		{order.RoleInvoice, append(info.InvRecipient, info.Recipient...)},
-		{order.RoleDelivery, append(info.DeliveryRef, info.InvoiceDelivery...)},
-		{roleInvoiceIssuer, info.Issuer},
+		{order.RoleBuyer, "", append(info.Buyer, info.InvoiceBuyer...)},
+		{order.RoleSupplier, "", append(info.Supplier, info.InvoiceSupplier...)},
+		{order.RoleInvoice, order.RoleBuyer, append(info.InvRecipient, info.Recipient...)},
+		{order.RoleDelivery, "", append(info.DeliveryRef, info.InvoiceDelivery...)},
+		{roleInvoiceIssuer, order.RoleSupplier, info.Issuer},
 	}
 	referenced := make(map[string]bool)
 	for _, r := range refs {
@@ -329,6 +336,35 @@ func readParties(o *order.Order, info *xInfo) ([][]*order.Party, []int) {
 			referenced[clean(id.Value)] = true
 		}
 	}
+	// Roles come from PARTY_ROLE; an IDREF adds its role to the first PARTY
+	// it names when no PARTY claims that role itself (PARTY_ROLE is optional,
+	// and partners let ids repeat: buyer and delivery party often share the
+	// customer number, so an IDREF alone cannot tell them apart).
+	roles := make([][]order.Role, len(info.Parties))
+	claimed := make(map[order.Role]bool)
+	for i, xp := range info.Parties {
+		for _, r := range xp.Roles {
+			if r := order.Role(clean(r)); r != "" && !slices.Contains(roles[i], r) {
+				roles[i] = append(roles[i], r)
+				claimed[r] = true
+			}
+		}
+	}
+	for _, r := range refs {
+		if claimed[r.role] || len(r.ids) == 0 {
+			continue
+		}
+		id := clean(r.ids[0].Value)
+		for i, xp := range info.Parties {
+			if hasID(xp.IDs, id) {
+				if !slices.Contains(roles[i], r.role) && (r.fallback == "" || !slices.Contains(roles[i], r.fallback)) {
+					roles[i] = append(roles[i], r.role)
+				}
+				break
+			}
+		}
+	}
+
 	type made struct {
 		p    order.Party
 		from int
@@ -347,32 +383,13 @@ func readParties(o *order.Order, info *xInfo) ([][]*order.Party, []int) {
 			base.VATID, base.Address = readAddress(&xp.Addresses[0])
 			lines[i] = len(base.Address.Lines)
 		}
-		var roles []order.Role
-		seen := make(map[order.Role]bool)
-		for _, r := range xp.Roles {
-			if r := order.Role(clean(r)); r != "" && !seen[r] {
-				roles, seen[r] = append(roles, r), true
-			}
+		if len(roles[i]) == 0 {
+			roles[i] = []order.Role{""}
 		}
-		if len(roles) == 0 {
-			for _, r := range refs {
-				for _, ref := range r.ids {
-					if hasID(xp.IDs, clean(ref.Value)) && !seen[r.role] {
-						roles, seen[r.role] = append(roles, r.role), true
-					}
-				}
-			}
-		}
-		if len(roles) == 0 {
-			roles = []order.Role{""}
-		}
-		for _, r := range roles {
+		for _, r := range roles[i] {
 			p := base
 			p.Role = r
-			p.Address.Lines = append([]string(nil), base.Address.Lines...)
-			if len(p.Address.Lines) == 0 {
-				p.Address.Lines = nil
-			}
+			p.Address.Lines = slices.Clone(base.Address.Lines)
 			all = append(all, made{p, i})
 		}
 	}

@@ -345,7 +345,10 @@ func (b *builder) parties() (*node, refs, []int, error) {
 	}
 	need := []order.Role{order.RoleBuyer, order.RoleSupplier}
 	if b.o.Type == order.TypeInvoice {
-		need = []order.Role{order.RoleSupplier}
+		need = nil
+		if !has(order.RoleSupplier) && !has(roleInvoiceIssuer) {
+			need = append(need, order.RoleSupplier)
+		}
 		if !has(order.RoleInvoice) && !has(order.RoleBuyer) {
 			need = append(need, order.RoleInvoice)
 		}
