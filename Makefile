@@ -1,0 +1,72 @@
+# docintake — see README.md. The two commands: `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BIN       := bin
+TOOLS_BIN ?= $(HOME)/.cache/docintake-bin
+VERSITYGW_VERSION := v1.8.0
+STATICCHECK_VERSION := 2025.1.1
+MODULES   := pkg services/ingest services/processor services/dispatcher services/standalone services/intakectl
+SERVICES  := ingest processor dispatcher standalone intakectl
+# go test flags for `make test`; CI and developers run the same.
+TESTFLAGS ?= -race -count=1 -timeout 20m
+
+export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
+
+.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-processor clean
+
+build: ## build bin/ingest bin/processor bin/dispatcher bin/standalone bin/intakectl
+	@mkdir -p $(BIN)
+	@for s in $(SERVICES); do \
+		(cd services/$$s && go build -trimpath -o ../../$(BIN)/$$s ./cmd/$$s) || exit 1; \
+	done
+
+# make run: the whole system in one process on this machine. PostgreSQL comes
+# from INTAKE_DATABASE_URL, or a private cluster under INTAKE_DATA_DIR started
+# from the local server binaries (installed here when missing, if we can).
+run: build
+	@if [ -z "$$INTAKE_DATABASE_URL" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "make run: installing PostgreSQL (Debian package postgresql)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else \
+			echo "make run: install PostgreSQL server binaries (e.g. apt-get install postgresql) or set INTAKE_DATABASE_URL"; exit 1; \
+		fi; \
+	fi
+	INTAKE_CLIENTS_FILE=$${INTAKE_CLIENTS_FILE:-deploy/dev/clients.yaml} \
+	INTAKE_WEBHOOK_ALLOW_PRIVATE=$${INTAKE_WEBHOOK_ALLOW_PRIVATE:-true} \
+	$(BIN)/standalone
+
+# make test: every module's tests against real PostgreSQL, JetStream and S3
+# (versitygw, installed into $(TOOLS_BIN) on first use).
+test: tools
+	@set -e; for m in $(MODULES); do \
+		echo "== go test $$m"; \
+		(cd $$m && go test $(TESTFLAGS) ./...); \
+	done
+
+tools: $(INTAKE_VERSITYGW)
+
+$(INTAKE_VERSITYGW):
+	GOBIN=$(dir $(INTAKE_VERSITYGW)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+proto:
+	./proto/gen.sh
+
+lint:
+	@for m in $(MODULES); do (cd $$m && go vet ./... && go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...) || exit 1; done
+	@test -z "$$(gofmt -l $(MODULES))" || (gofmt -l $(MODULES); exit 1)
+
+fmt:
+	gofmt -w $(MODULES)
+
+bench: bench-ingest bench-extract
+
+bench-ingest: build tools
+	cd services/standalone && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...
+
+bench-extract:
+	cd pkg && go test -run '^$$' -bench 'BenchmarkExtract' -benchtime 3s -timeout 20m ./pdftext/ ./template/
+
+clean:
+	rm -rf $(BIN)

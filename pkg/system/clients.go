@@ -1,0 +1,75 @@
+package system
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
+	"gopkg.in/yaml.v3"
+)
+
+// ClientSpec is one entry of INTAKE_CLIENTS_FILE.
+type ClientSpec struct {
+	ID            string   `yaml:"id"`
+	Name          string   `yaml:"name"`
+	TokenSHA256   []string `yaml:"token_sha256"`
+	WebhookURL    string   `yaml:"webhook_url"`
+	WebhookToken  string   `yaml:"webhook_token"`
+	SigningSecret string   `yaml:"signing_secret"`
+}
+
+type clientsFile struct {
+	Clients []ClientSpec `yaml:"clients"`
+}
+
+// LoadClientsFile reads and validates a clients file. Errors name the file
+// and the entry.
+func LoadClientsFile(path string) ([]ClientSpec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("clients file: %w", err)
+	}
+	var f clientsFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true) // a misspelt key must not silently drop a token
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("clients file %s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for i, c := range f.Clients {
+		where := fmt.Sprintf("clients file %s: clients[%d]", path, i)
+		if !document.ValidClientID(c.ID) {
+			return nil, fmt.Errorf("%s: id %q must match [a-z0-9_-]{1,64}", where, c.ID)
+		}
+		if seen[c.ID] {
+			return nil, fmt.Errorf("%s: id %q appears twice", where, c.ID)
+		}
+		seen[c.ID] = true
+		for _, h := range c.TokenSHA256 {
+			if _, err := store.ParseTokenHash(h); err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+			}
+		}
+	}
+	return f.Clients, nil
+}
+
+// ApplyClients upserts the clients and their token hashes.
+func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) error {
+	for _, c := range specs {
+		hashes := make([][32]byte, 0, len(c.TokenSHA256))
+		for _, h := range c.TokenSHA256 {
+			sum, _ := store.ParseTokenHash(h) // validated by LoadClientsFile
+			hashes = append(hashes, sum)
+		}
+		err := st.UpsertClient(ctx, document.Client{ID: c.ID, Name: c.Name, WebhookURL: c.WebhookURL,
+			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true}, hashes...)
+		if err != nil {
+			return fmt.Errorf("apply client %s: %w", c.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package intakectl
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
+)
+
+func init() {
+	register("clients", "manage clients: add, list, token (rotate), revoke-token, enable, disable", runClients)
+	register("migrate", "apply database migrations: migrate up", runMigrate)
+	register("config", "print the configuration variables: config print [--markdown]", runConfig)
+}
+
+// openStore connects with INTAKE_DATABASE_URL and migrates.
+func openStore(ctx context.Context, env Env) (*store.Store, error) {
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.RequireDatabase(); err != nil {
+		return nil, err
+	}
+	return system.OpenStore(ctx, cfg.DatabaseURL)
+}
+
+// newToken returns 32 random bytes, URL-safe base64: what a client puts
+// after "Bearer ".
+func newToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return "dit_" + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func runClients(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 {
+		fmt.Fprintln(env.Stderr, "usage: intakectl clients add|list|token|revoke-token|enable|disable ...")
+		return 2
+	}
+	switch args[0] {
+	case "add":
+		fs := newFlags("clients add", env)
+		id := fs.String("id", "", "client id ([a-z0-9_-]{1,64})")
+		name := fs.String("name", "", "display name")
+		hook := fs.String("webhook-url", "", "URL results are POSTed to")
+		hookTok := fs.String("webhook-token", "", "bearer token sent on webhook calls")
+		secret := fs.String("signing-secret", "", "Standard Webhooks signing secret (base64, optional whsec_ prefix)")
+		if _, ok := parseFlags(fs, args[1:]); !ok {
+			return 2
+		}
+		if !document.ValidClientID(*id) || *hook == "" {
+			fmt.Fprintln(env.Stderr, "intakectl clients add: --id ([a-z0-9_-]{1,64}) and --webhook-url are required")
+			return 2
+		}
+		st, err := openStore(ctx, env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		defer st.Pool().Close()
+		if _, err := st.Client(ctx, *id); err == nil {
+			return fail(env, "client %s exists already (use `intakectl clients token %s` for a new token)", *id, *id)
+		}
+		tok := newToken()
+		c := document.Client{ID: *id, Name: *name, WebhookURL: *hook, WebhookToken: *hookTok, SigningSecret: *secret, WebhookEnabled: true}
+		if err := st.UpsertClient(ctx, c, store.TokenHash(tok)); err != nil {
+			return fail(env, "%v", err)
+		}
+		fmt.Fprintf(env.Stderr, "client %s created; its access token is printed once, store it now:\n", *id)
+		fmt.Fprintln(env.Stdout, tok)
+		return 0
+	case "token":
+		// Rotation without downtime: a second token is valid alongside the
+		// first until the old one is revoked.
+		if len(args) != 2 {
+			fmt.Fprintln(env.Stderr, "usage: intakectl clients token ID")
+			return 2
+		}
+		st, err := openStore(ctx, env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		defer st.Pool().Close()
+		c, err := st.Client(ctx, args[1])
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		tok := newToken()
+		if err := st.UpsertClient(ctx, c, store.TokenHash(tok)); err != nil {
+			return fail(env, "%v", err)
+		}
+		fmt.Fprintln(env.Stdout, tok)
+		return 0
+	case "revoke-token":
+		if len(args) != 3 {
+			fmt.Fprintln(env.Stderr, "usage: intakectl clients revoke-token ID TOKEN")
+			return 2
+		}
+		st, err := openStore(ctx, env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		defer st.Pool().Close()
+		if err := st.DeleteClientToken(ctx, args[1], store.TokenHash(args[2])); err != nil {
+			return fail(env, "%v", err)
+		}
+		return 0
+	case "list":
+		st, err := openStore(ctx, env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		defer st.Pool().Close()
+		cs, err := st.Clients(ctx)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tWEBHOOK\tENABLED")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", c.ID, c.Name, c.WebhookURL, c.WebhookEnabled)
+		}
+		_ = tw.Flush()
+		return 0
+	case "enable", "disable":
+		if len(args) != 2 {
+			fmt.Fprintf(env.Stderr, "usage: intakectl clients %s ID\n", args[0])
+			return 2
+		}
+		st, err := openStore(ctx, env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		defer st.Pool().Close()
+		if err := st.SetWebhookEnabled(ctx, args[1], args[0] == "enable"); err != nil {
+			return fail(env, "%v", err)
+		}
+		return 0
+	}
+	fmt.Fprintf(env.Stderr, "intakectl clients: unknown subcommand %q\n", args[0])
+	return 2
+}
+
+func runMigrate(ctx context.Context, args []string, env Env) int {
+	if len(args) != 1 || args[0] != "up" {
+		fmt.Fprintln(env.Stderr, "usage: intakectl migrate up")
+		return 2
+	}
+	st, err := openStore(ctx, env) // OpenStore migrates
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	st.Pool().Close()
+	fmt.Fprintln(env.Stdout, "migrations applied")
+	return 0
+}
+
+func runConfig(_ context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] != "print" {
+		fmt.Fprintln(env.Stderr, "usage: intakectl config print [--markdown]")
+		return 2
+	}
+	if len(args) > 1 && args[1] == "--markdown" {
+		fmt.Fprint(env.Stdout, config.Markdown())
+		return 0
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	for _, v := range config.Vars {
+		val := env.Getenv(v.Name)
+		src := "env"
+		if val == "" {
+			val, src = v.Default, "default"
+		}
+		if isSecret(v.Name) && src == "env" {
+			val = "(set)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, val, src)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func isSecret(name string) bool {
+	return name == "INTAKE_S3_SECRET_KEY" || name == "INTAKE_DATABASE_URL"
+}

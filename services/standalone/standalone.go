@@ -1,0 +1,148 @@
+// Package standalone runs the whole docintake system in one process: the
+// ingest API, the processor and the dispatcher, on an embedded JetStream
+// server, a filesystem object store (unless S3 is configured) and
+// PostgreSQL from INTAKE_DATABASE_URL or a private cluster under the data
+// directory. It is for development and small sites; extra processor or
+// dispatcher processes and intakectl can join its NATS server.
+package standalone
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/services/dispatcher"
+	"github.com/docintake/docintake/services/ingest"
+	"github.com/docintake/docintake/services/processor"
+	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/nats-io/nats-server/v2/server"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+)
+
+// Run starts everything and serves until ctx is done, then drains the API,
+// the workers, NATS and the private PostgreSQL (if it started one), in that
+// order. bound, if not nil, receives the API address once it listens.
+func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<- string) error {
+	dataDir, err := system.EnsureDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+
+	if cfg.DatabaseURL == "" {
+		logf, err := os.OpenFile(filepath.Join(dataDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		if err != nil {
+			return fmt.Errorf("postgres log: %w", err)
+		}
+		defer logf.Close()
+		cluster, err := pgcluster.Start(ctx, filepath.Join(dataDir, "postgres"), logf)
+		if err != nil {
+			return fmt.Errorf("private postgres (or set INTAKE_DATABASE_URL): %w", err)
+		}
+		defer func() {
+			if err := cluster.Stop(); err != nil {
+				logger.Warn("stop postgres", zap.Error(err))
+			}
+		}()
+		cfg.DatabaseURL = cluster.URL
+		logger.Info("started private postgres", zap.String("dir", filepath.Join(dataDir, "postgres")))
+	}
+	st, err := system.OpenStore(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Pool().Close()
+	if cfg.ClientsFile != "" {
+		specs, err := system.LoadClientsFile(cfg.ClientsFile)
+		if err != nil {
+			return err
+		}
+		if err := system.ApplyClients(ctx, st, specs); err != nil {
+			return err
+		}
+	}
+	tmpls, err := system.LoadTemplates(cfg.TemplatesDir)
+	if err != nil {
+		return err
+	}
+	objs, err := system.OpenObjects(ctx, cfg.S3, filepath.Join(dataDir, "objects"))
+	if err != nil {
+		return err
+	}
+
+	ns, err := startNATS(cfg.NATSListen, filepath.Join(dataDir, "nats"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	}()
+	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()))
+	nc, js, err := system.ConnectNATS(ctx, ns.ClientURL(), "docintake-standalone", system.QueueConfig(cfg), logger)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+
+	reg := observability.NewRegistry()
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	g := new(errgroup.Group)
+	// The API stops first (ctx); the workers keep running until it has
+	// drained, so nothing it accepted waits for the next start.
+	g.Go(func() error {
+		defer stopWork()
+		return ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
+			Logger: logger.Named("ingest"), Registry: reg}, bound)
+	})
+	g.Go(func() error {
+		return processor.Run(workCtx, cfg, processor.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
+			JetStream: js, Logger: logger.Named("processor"), Registry: reg})
+	})
+	g.Go(func() error {
+		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
+			JetStream: js, Logger: logger.Named("dispatcher"), Registry: reg})
+	})
+	err = g.Wait()
+	if derr := nc.Drain(); derr != nil {
+		logger.Warn("nats drain", zap.Error(derr))
+	}
+	return err
+}
+
+// startNATS runs an embedded JetStream server on listen with its store in
+// dir. sync_interval always: JetStream acknowledges before fsync otherwise,
+// and an accepted document must survive a power loss (DESIGN.md).
+func startNATS(listen, dir string) (*server.Server, error) {
+	host, portStr, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("INTAKE_NATS_LISTEN %q: %w", listen, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("INTAKE_NATS_LISTEN %q: bad port", listen)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	opts := &server.Options{ServerName: "docintake-standalone", Host: host, Port: port, JetStream: true,
+		StoreDir: dir, SyncAlways: true, SyncInterval: 2 * time.Minute, NoSigs: true, NoLog: true}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("embedded nats did not start on %s (port in use?)", listen)
+	}
+	return ns, nil
+}
