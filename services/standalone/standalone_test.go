@@ -26,7 +26,7 @@ import (
 
 const devToken = "dev-token"
 
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	wd, err := os.Getwd()
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ type system struct {
 
 // start runs the standalone system in-process on free ports with env on top
 // of the test defaults, and stops it in cleanup.
-func start(t *testing.T, env map[string]string) *system {
+func start(t testing.TB, env map[string]string) *system {
 	t.Helper()
 	root := repoRoot(t)
 	dataDir := t.TempDir()
@@ -102,7 +102,7 @@ func start(t *testing.T, env map[string]string) *system {
 	return s
 }
 
-func waitReady(t *testing.T, url string) {
+func waitReady(t testing.TB, url string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
