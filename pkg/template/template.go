@@ -389,6 +389,10 @@ func (p *parser) regexList(n *yaml.Node, path string) []*Regex {
 
 func (p *parser) boolean(n *yaml.Node, path string) bool {
 	n = resolve(n)
+	if n.Kind == yaml.SequenceNode {
+		// invoice2data tests options for truth, so [True] means true.
+		return len(n.Content) > 0
+	}
 	var b bool
 	if err := n.Decode(&b); err != nil {
 		p.problem(n, path, "must be true or false")
@@ -701,7 +705,6 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 	var lineSep = `\n`
 	var lineSepNode *yaml.Node
 	var firstSet, lastSet bool
-	var startNode *yaml.Node
 	top := layers[len(layers)-1]
 	for _, n := range layers {
 		for _, kv := range pairs(n) {
@@ -710,7 +713,7 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 			switch k {
 			case "start":
 				if s, ok := p.str(v, kp); ok {
-					r.Start, startNode = p.regex(v, kp, s), v
+					r.Start = p.regex(v, kp, s)
 				}
 			case "end":
 				if s, ok := p.str(v, kp); ok {
@@ -740,7 +743,6 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 			}
 		}
 	}
-	_ = startNode
 	if r.Start == nil || r.End == nil {
 		p.problem(top, path, "lines need start and end")
 		return nil
@@ -752,7 +754,6 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 	if !firstSet && !lastSet {
 		r.FirstLine = r.Line
 	}
-	_ = lastSet
 	r.LineSeparator = p.regex(lineSepNode, path+".line_separator", lineSep)
 	return r
 }
