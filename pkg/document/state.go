@@ -96,6 +96,11 @@ var Transitions = []Transition{
 	{StateSentRejected, StateFinishedWithFailure, "webhook retry schedule exhausted or endpoint disabled"},
 	{StateDLQ, StateReceived, "an operator re-queues it"},
 	{StateDLQ, StateFinishedWithFailure, "an operator gives up on it"},
+	// Issue 5: a document whose delivery failed keeps its result and can be
+	// redelivered; when the client finally answers 2xx it finishes normally.
+	{StateFinishedWithFailure, StateSentSuccess, "an operator's redelivery was answered 2xx"},
+	{StateFinishedWithFailure, StateSentRejected, "an operator's redelivery was answered 2xx"},
+	{StateFinishedWithFailure, StateFinishedIgnored, "an operator's redelivery was answered 2xx"},
 }
 
 var allowed = func() map[[2]State]bool {

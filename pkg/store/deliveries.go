@@ -1,0 +1,417 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/jackc/pgx/v5"
+)
+
+// DeliveryOutcome is where a webhook delivery stands.
+type DeliveryOutcome string
+
+// Delivery outcomes.
+const (
+	// DeliveryPending: not delivered yet; attempts are scheduled.
+	DeliveryPending DeliveryOutcome = "pending"
+	// DeliveryDelivered: the client answered 2xx.
+	DeliveryDelivered DeliveryOutcome = "delivered"
+	// DeliveryFailed: the retry schedule is exhausted.
+	DeliveryFailed DeliveryOutcome = "failed"
+	// DeliverySuperseded: the document moved on before the notification
+	// went out (a deferral followed by a result), so it was not sent.
+	DeliverySuperseded DeliveryOutcome = "superseded"
+	// DeliverySkipped: nothing to send (ignored without feedback).
+	DeliverySkipped DeliveryOutcome = "skipped"
+)
+
+// Delivery is one webhook delivery: one document state announced to the
+// client. ID is the webhook-id, stable across all attempts.
+type Delivery struct {
+	ID         string
+	DocumentID string
+	ClientID   string
+	LogID      string
+	State      document.State  // the state being reported
+	Status     document.Status // the webhook status for it
+	Outcome    DeliveryOutcome
+	Attempts   int
+	// Failures counts failed attempts that count against the retry
+	// schedule.
+	Failures int
+	// Claim is the generation of the job message that may attempt the
+	// delivery; older copies are dropped.
+	Claim         int
+	NextAttemptAt *time.Time
+	LeasedUntil   *time.Time
+	LastError     string
+	RedeliveryOf  string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	FinishedAt    *time.Time
+}
+
+// DeliveryAttempt is one HTTP call of a delivery.
+type DeliveryAttempt struct {
+	DeliveryID string
+	N          int
+	At         time.Time
+	StatusCode int // 0: no response
+	Latency    time.Duration
+	Error      string
+	BodyPrefix string // at most MaxBodyPrefix bytes of the response body
+}
+
+// MaxBodyPrefix is how much of a webhook response body is stored.
+const MaxBodyPrefix = 1024
+
+const deliveryColumns = `id, document_id::text, client_id, log_id, state, status, outcome, attempts, failures, claim,
+	next_attempt_at, leased_until, coalesce(last_error, ''), coalesce(redelivery_of, ''), created_at, updated_at, finished_at`
+
+func scanDelivery(row pgx.Row) (Delivery, error) {
+	var d Delivery
+	var state, status, outcome string
+	err := row.Scan(&d.ID, &d.DocumentID, &d.ClientID, &d.LogID, &state, &status, &outcome, &d.Attempts, &d.Failures,
+		&d.Claim, &d.NextAttemptAt, &d.LeasedUntil, &d.LastError, &d.RedeliveryOf, &d.CreatedAt, &d.UpdatedAt, &d.FinishedAt)
+	d.State, d.Status, d.Outcome = document.State(state), document.Status(status), DeliveryOutcome(outcome)
+	return d, err
+}
+
+// EnsureDelivery creates the delivery d.ID (pending, due after backstop: the
+// time after which the scheduler republishes it if no attempt happened) or
+// returns the existing row unchanged. Idempotent: the first job message of a
+// delivery and its redelivered copies all land here.
+func (s *Store) EnsureDelivery(ctx context.Context, d Delivery, backstop time.Duration) (Delivery, error) {
+	const q = `INSERT INTO deliveries (id, document_id, client_id, log_id, state, status, redelivery_of, next_attempt_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::interval)
+		ON CONFLICT (id) DO NOTHING`
+	if _, err := s.db.Exec(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status, nullable(d.RedeliveryOf),
+		backstop); err != nil {
+		return Delivery{}, translate(err, "ensure delivery")
+	}
+	return s.Delivery(ctx, d.ID)
+}
+
+// Delivery returns one delivery. Returns ENOTFOUND if missing.
+func (s *Store) Delivery(ctx context.Context, id string) (Delivery, error) {
+	d, err := scanDelivery(s.db.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`, id))
+	if err != nil {
+		return d, translate(err, "delivery "+id)
+	}
+	return d, nil
+}
+
+// ClaimDelivery starts attempt n+1 of a pending delivery: it counts the
+// attempt and leases the delivery for lease (no other worker attempts it
+// meanwhile; if this worker dies, the scheduler republishes it when the lease
+// ends). ok is false when the delivery is not pending or another attempt
+// holds it.
+func (s *Store) ClaimDelivery(ctx context.Context, id string, lease time.Duration) (Delivery, bool, error) {
+	const q = `UPDATE deliveries SET attempts = attempts + 1, leased_until = now() + $2::interval,
+			next_attempt_at = now() + $2::interval, updated_at = now()
+		WHERE id = $1 AND outcome = 'pending' AND (leased_until IS NULL OR leased_until < now())
+		RETURNING ` + deliveryColumns
+	d, err := scanDelivery(s.db.QueryRow(ctx, q, id, lease))
+	if err == pgx.ErrNoRows {
+		return Delivery{}, false, nil
+	}
+	if err != nil {
+		return Delivery{}, false, translate(err, "claim delivery")
+	}
+	return d, true, nil
+}
+
+// AttemptResult is how an attempt ended, as RecordAttempt stores it.
+type AttemptResult struct {
+	Attempt DeliveryAttempt
+	// Outcome is the delivery's new outcome (pending: retry at NextAttempt).
+	Outcome DeliveryOutcome
+	// CountFailure increments the delivery's failures.
+	CountFailure bool
+	// NextAttempt is when a pending delivery is due again (ignored for
+	// other outcomes).
+	NextAttempt time.Time
+	// Changes are document transitions made in the same transaction, so the
+	// state history and the attempt that caused it never disagree.
+	Changes []Change
+}
+
+// RecordAttempt stores an attempt, releases the delivery's lease, sets its
+// outcome and applies r.Changes, all in one transaction. A change that
+// conflicts (the document moved) rolls everything back and returns ECONFLICT.
+func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, error) {
+	var out Delivery
+	err := s.WithTx(ctx, func(tx *Store) error {
+		a := r.Attempt
+		var code any
+		if a.StatusCode != 0 {
+			code = a.StatusCode
+		}
+		if _, err := tx.db.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, n) DO NOTHING`,
+			a.DeliveryID, a.N, code, float64(a.Latency)/float64(time.Millisecond), nullable(cleanText(a.Error, 4096)),
+			nullable(cleanText(a.BodyPrefix, MaxBodyPrefix))); err != nil {
+			return translate(err, "insert attempt")
+		}
+		inc := 0
+		if r.CountFailure {
+			inc = 1
+		}
+		var next any
+		if r.Outcome == DeliveryPending {
+			next = r.NextAttempt
+		}
+		const q = `UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
+				leased_until = NULL, last_error = $5, updated_at = now(),
+				finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
+			WHERE id = $1 RETURNING ` + deliveryColumns
+		d, err := scanDelivery(tx.db.QueryRow(ctx, q, a.DeliveryID, r.Outcome, inc, next, nullable(cleanText(a.Error, 4096))))
+		if err != nil {
+			return translate(err, "update delivery")
+		}
+		for _, c := range r.Changes {
+			if _, err := tx.Transition(ctx, c); err != nil {
+				return err
+			}
+		}
+		out = d
+		return nil
+	})
+	return out, err
+}
+
+// SetDeliveryOutcome closes a delivery without an attempt (superseded,
+// skipped) or reschedules a pending one to next (nil: not scheduled). It
+// releases the lease.
+func (s *Store) SetDeliveryOutcome(ctx context.Context, id string, o DeliveryOutcome, next *time.Time, detail string) error {
+	const q = `UPDATE deliveries SET outcome = $2, next_attempt_at = $3, leased_until = NULL, updated_at = now(),
+			last_error = coalesce($4, last_error),
+			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
+		WHERE id = $1`
+	tag, err := s.db.Exec(ctx, q, id, o, next, nullable(detail))
+	if err != nil {
+		return translate(err, "set delivery outcome")
+	}
+	if tag.RowsAffected() == 0 {
+		return document.Errorf(document.ENOTFOUND, "delivery %s not found", id)
+	}
+	return nil
+}
+
+// ClaimDueDeliveries hands pending deliveries that are due, and whose client's
+// endpoint is enabled, to publish (up to limit, FOR UPDATE SKIP LOCKED so
+// several dispatchers share the work). Each gets a new claim number and is
+// due again after backstop, in case the published job is lost. A publish
+// error stops the batch; rows published before it keep their new claim.
+func (s *Store) ClaimDueDeliveries(ctx context.Context, limit int, backstop time.Duration, publish func(ctx context.Context, d Delivery) error) (int, error) {
+	var n int
+	var pubErr error
+	err := s.WithTx(ctx, func(tx *Store) error {
+		const q = `UPDATE deliveries SET claim = claim + 1, next_attempt_at = now() + $2::interval, updated_at = now()
+			WHERE id IN (SELECT d.id FROM deliveries d JOIN clients c ON c.id = d.client_id
+				WHERE d.outcome = 'pending' AND d.next_attempt_at <= now() AND c.webhook_enabled
+					AND (d.leased_until IS NULL OR d.leased_until < now())
+				ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED)
+			RETURNING ` + deliveryColumns
+		rows, err := tx.db.Query(ctx, q, limit, backstop)
+		if err != nil {
+			return translate(err, "claim due deliveries")
+		}
+		var batch []Delivery
+		for rows.Next() {
+			d, err := scanDelivery(rows)
+			if err != nil {
+				rows.Close()
+				return translate(err, "scan delivery")
+			}
+			batch = append(batch, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return translate(err, "claim due deliveries")
+		}
+		var failed []string
+		for i, d := range batch {
+			if err := publish(ctx, d); err != nil {
+				pubErr = fmt.Errorf("publish delivery %s: %w", d.ID, err)
+				for _, rest := range batch[i:] {
+					failed = append(failed, rest.ID)
+				}
+				break
+			}
+			n++
+		}
+		if len(failed) > 0 {
+			// Not published: leave them due now instead of after backstop.
+			if _, err := tx.db.Exec(ctx, `UPDATE deliveries SET claim = claim - 1, next_attempt_at = now()
+				WHERE id = ANY($1)`, failed); err != nil {
+				return translate(err, "unclaim deliveries")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, pubErr
+}
+
+// Deliveries lists a document's deliveries, oldest first.
+func (s *Store) Deliveries(ctx context.Context, documentID string) ([]Delivery, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE document_id = $1 ORDER BY created_at, id`, documentID)
+	if err != nil {
+		return nil, translate(err, "list deliveries")
+	}
+	defer rows.Close()
+	var out []Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, translate(err, "scan delivery")
+		}
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), "list deliveries")
+}
+
+// DeliveryAttempts lists a delivery's attempts in order.
+func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID string) ([]DeliveryAttempt, error) {
+	rows, err := s.db.Query(ctx, `SELECT delivery_id, n, at, coalesce(status_code, 0), latency_ms, coalesce(error, ''),
+		coalesce(body_prefix, '') FROM delivery_attempts WHERE delivery_id = $1 ORDER BY n`, deliveryID)
+	if err != nil {
+		return nil, translate(err, "list attempts")
+	}
+	defer rows.Close()
+	var out []DeliveryAttempt
+	for rows.Next() {
+		var a DeliveryAttempt
+		var ms float64
+		if err := rows.Scan(&a.DeliveryID, &a.N, &a.At, &a.StatusCode, &ms, &a.Error, &a.BodyPrefix); err != nil {
+			return nil, translate(err, "scan attempt")
+		}
+		a.Latency = time.Duration(ms * float64(time.Millisecond))
+		out = append(out, a)
+	}
+	return out, translate(rows.Err(), "list attempts")
+}
+
+// DeliveryBacklog summarises pending deliveries for metrics.
+type DeliveryBacklog struct {
+	Pending int // pending deliveries
+	Retries int // pending deliveries with at least one failed attempt
+	// Oldest is the creation time of the oldest pending delivery (zero when
+	// there is none).
+	Oldest           time.Time
+	DisabledClients  int
+	WaitingOnDisable int // pending deliveries of clients whose endpoint is disabled
+}
+
+// DeliveryBacklog reads the backlog counters.
+func (s *Store) DeliveryBacklog(ctx context.Context) (DeliveryBacklog, error) {
+	var b DeliveryBacklog
+	var oldest *time.Time
+	err := s.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE d.failures > 0 OR d.attempts > 0), min(d.created_at),
+			count(*) FILTER (WHERE NOT c.webhook_enabled),
+			(SELECT count(*) FROM clients WHERE NOT webhook_enabled)
+		FROM deliveries d JOIN clients c ON c.id = d.client_id WHERE d.outcome = 'pending'`).
+		Scan(&b.Pending, &b.Retries, &oldest, &b.WaitingOnDisable, &b.DisabledClients)
+	if oldest != nil {
+		b.Oldest = *oldest
+	}
+	return b, translate(err, "delivery backlog")
+}
+
+// LastReportedState is the state of the document's latest outcome delivery
+// (processed_success, processed_rejected or processed_ignored), what a
+// redelivery re-sends. Returns ENOTFOUND when there is none.
+func (s *Store) LastReportedState(ctx context.Context, documentID string) (document.State, error) {
+	var st string
+	err := s.db.QueryRow(ctx, `SELECT state FROM deliveries WHERE document_id = $1
+		AND state IN ('processed_success', 'processed_rejected', 'processed_ignored')
+		ORDER BY created_at DESC, id DESC LIMIT 1`, documentID).Scan(&st)
+	if err != nil {
+		return "", translate(err, "last reported state")
+	}
+	return document.State(st), nil
+}
+
+// Redelivery asks for a document to be sent again under a new webhook-id.
+type Redelivery struct {
+	Delivery Delivery // the new delivery (ID, state, status, RedeliveryOf set)
+	Job      OutboxRow
+}
+
+// CreateRedelivery inserts the delivery and writes its job to the outbox in
+// one transaction, plus an event on the document naming the operator. The
+// delivery is also due after backstop (the outbox job normally arrives
+// first).
+func (s *Store) CreateRedelivery(ctx context.Context, r Redelivery, actor string, backstop time.Duration) error {
+	return s.WithTx(ctx, func(tx *Store) error {
+		cur, err := tx.Document(ctx, r.Delivery.DocumentID)
+		if err != nil {
+			return err
+		}
+		if err := tx.RecordEvent(ctx, cur.ID, cur.State, actor, "redeliver as "+r.Delivery.ID); err != nil {
+			return err
+		}
+		if _, err := tx.EnsureDelivery(ctx, r.Delivery, backstop); err != nil {
+			return err
+		}
+		return tx.AddOutbox(ctx, r.Job)
+	})
+}
+
+// DocumentsFilter selects documents for bulk operator commands; empty
+// fields match everything, but at least one must be set.
+type DocumentsFilter struct {
+	ClientID string
+	Since    time.Time // updated at or after
+	State    document.State
+}
+
+// FindDocuments lists documents matching f (oldest first, at most limit).
+func (s *Store) FindDocuments(ctx context.Context, f DocumentsFilter, limit int) ([]document.Document, error) {
+	if f.ClientID == "" && f.Since.IsZero() && f.State == "" {
+		return nil, document.Errorf(document.EINVALID, "a filter (client, since or state) is required")
+	}
+	var since any
+	if !f.Since.IsZero() {
+		since = f.Since
+	}
+	rows, err := s.db.Query(ctx, `SELECT `+documentColumns+` FROM documents
+		WHERE ($1::text IS NULL OR client_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
+			AND ($3::text IS NULL OR state = $3)
+		ORDER BY created_at, id LIMIT $4`, nullable(f.ClientID), since, nullable(string(f.State)), limit)
+	if err != nil {
+		return nil, translate(err, "find documents")
+	}
+	defer rows.Close()
+	var out []document.Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, translate(err, "scan document")
+		}
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), "find documents")
+}
+
+// cleanText makes s storable as PostgreSQL text (valid UTF-8, no NUL) and
+// cuts it to at most max bytes on a rune boundary.
+func cleanText(s string, max int) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
