@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
@@ -79,6 +80,13 @@ func TestInvoice2dataGolden(t *testing.T) {
 // distinction between 1 and 1.0 (json.Number), after dropping template_name.
 func requireSameJSON(t *testing.T, want, got []byte, name string, res *template.Result) {
 	t.Helper()
+	if !sameJSON(t, want, got) {
+		t.Fatalf("template %s: JSON differs\nwant: %s\ngot:  %s\nerrors: %v", name, want, got, res.Errors)
+	}
+}
+
+func sameJSON(t *testing.T, want, got []byte) bool {
+	t.Helper()
 	decode := func(b []byte) any {
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
@@ -93,8 +101,67 @@ func requireSameJSON(t *testing.T, want, got []byte, name string, res *template.
 		}
 		return v
 	}
-	w, g := decode(want), decode(got)
-	if !reflect.DeepEqual(w, g) {
-		t.Fatalf("template %s: JSON differs\nwant: %s\ngot:  %s\nerrors: %v", name, want, got, res.Errors)
+	return reflect.DeepEqual(decode(want), decode(got))
+}
+
+// TestInvoice2dataGoldenPdfium runs the golden cases on the pure-Go pdfium
+// engine's text and reports how many match; the expected files were made
+// with pdftotext, so layout differences are reported, not failed.
+func TestInvoice2dataGoldenPdfium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pdfium golden comparison skipped with -short")
 	}
+	t.Parallel()
+	root := filepath.Join(templatetest.SharedDir(t), "corpus", "invoice2data")
+	set := loadGoldenSet(t, root)
+	eng, err := pdftext.New(pdftext.Options{Engine: pdftext.EnginePdfium, Workers: 1})
+	require.NoError(t, err)
+	defer eng.Close()
+	matched, pdfs, texts := 0, 0, 0
+	for _, path := range goldenCases(t, root) {
+		if filepath.Ext(path) != ".pdf" {
+			texts++
+			continue
+		}
+		pdfs++
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		txt, err := eng.Extract(t.Context(), data)
+		require.NoError(t, err)
+		got := []byte("null")
+		tpl, _ := set.Match(txt.String())
+		if tpl != nil {
+			res, err := tpl.Extract(t.Context(), txt.String(), nil)
+			require.NoError(t, err)
+			got, err = template.MarshalInvoice2dataJSON([]*template.Result{res})
+			require.NoError(t, err)
+		}
+		want, err := os.ReadFile(strings.TrimSuffix(path, ".pdf") + ".json")
+		require.NoError(t, err)
+		if sameJSON(t, want, got) {
+			matched++
+			continue
+		}
+		name := "(none)"
+		if tpl != nil {
+			name = tpl.Name
+		}
+		t.Logf("pdfium: %s differs (template %s):\n%s", filepath.Base(path), name, diffLines(want, got))
+	}
+	t.Logf("pdfium engine: %d of %d golden PDFs match (the %d .txt cases need no PDF engine)", matched, pdfs, texts)
+}
+
+func diffLines(want, got []byte) string {
+	w := strings.Split(string(want), "\n")
+	g := map[string]bool{}
+	for _, l := range strings.Split(string(got), "\n") {
+		g[strings.TrimSpace(strings.TrimSuffix(l, ","))] = true
+	}
+	var out []string
+	for _, l := range w {
+		if !g[strings.TrimSpace(strings.TrimSuffix(l, ","))] {
+			out = append(out, "  missing/different: "+strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(out, "\n")
 }
