@@ -1,0 +1,286 @@
+package intakectl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/opentrans"
+	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/template"
+)
+
+func init() {
+	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
+	register("templates", "validate templates: templates check DIR...", runTemplates)
+}
+
+// Exit codes of extract --output xml, as template authors and scripts rely on.
+const (
+	exitNoTemplate = 2
+	exitRejected   = 3
+	exitIgnored    = 4
+	exitDeferred   = 5
+)
+
+// stringsFlag is a repeatable flag.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func runExtract(ctx context.Context, args []string, env Env) int {
+	fs := newFlags("extract", env)
+	var dirs stringsFlag
+	fs.Var(&dirs, "templates", "template directory (repeatable)")
+	name := fs.String("template", "", "use this template (by docintake name)")
+	party := fs.String("party-id", "", "use the template of this party id")
+	engine := fs.String("engine", "auto", "text engine: auto, pdfium, pdftotext, ocr")
+	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
+	mode := fs.String("result-mode", "", "result mode: no_items")
+	files, ok := parseFlags(fs, args)
+	if !ok {
+		return 2
+	}
+	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
+		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|pdfium|pdftotext|ocr] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		return 2
+	}
+	if *name != "" && *party != "" {
+		fmt.Fprintln(env.Stderr, "intakectl extract: give --template or --party-id, not both")
+		return 2
+	}
+	switch *output {
+	case "json", "xml", "text", "debug":
+	default:
+		fmt.Fprintf(env.Stderr, "intakectl extract: unknown --output %q\n", *output)
+		return 2
+	}
+	rm, err := document.ParseResultMode(*mode)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
+		return 2
+	}
+	var set *template.Set
+	if len(dirs) > 0 {
+		// Lenient, as invoice2data: a broken template elsewhere in the
+		// directory must not stop extraction with a good one. `templates
+		// check` is the strict view.
+		set, err = template.LoadWith(template.LoadOptions{Lenient: true}, dirs...)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+	}
+	opts := pdftext.DefaultOptions()
+	opts.Engine = *engine
+	var eng pdftext.Engine // opened on the first PDF: .txt inputs need none
+	defer func() {
+		if eng != nil {
+			_ = eng.Close()
+		}
+	}()
+
+	var results []*template.Result
+	code := 0
+	for _, f := range files {
+		text, engines, err := readText(ctx, f, &eng, opts)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+			code = max(code, 1)
+			continue
+		}
+		if *output == "text" {
+			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
+			continue
+		}
+		run, err := set.Run(ctx, text, template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Debug: *output == "debug"})
+		if err != nil {
+			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %s\n", f, e.Message)
+				code = max(code, exitNoTemplate)
+				continue
+			}
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+			code = max(code, 1)
+			continue
+		}
+		switch *output {
+		case "debug":
+			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
+			if run.Trace != nil {
+				if err := run.Trace.WriteText(env.Stdout); err != nil {
+					return fail(env, "%v", err)
+				}
+			}
+			fmt.Fprintf(env.Stdout, "== outcome: %s\n", outcomeText(run.Outcome))
+		case "json":
+			if run.Template == nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: no template matched\n", f)
+				code = max(code, exitNoTemplate)
+				continue
+			}
+			results = append(results, run.Result)
+		case "xml":
+			code = max(code, writeXML(env, f, run))
+		}
+	}
+	if *output == "json" {
+		b, err := template.MarshalInvoice2dataJSON(results)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		_, _ = env.Stdout.Write(b)
+	}
+	return code
+}
+
+func outcomeText(o *template.Outcome) string {
+	if o == nil {
+		return "none"
+	}
+	s := string(o.Status)
+	if o.Reason != "" {
+		s += " (" + o.Reason.WireValue() + ")"
+	}
+	if o.Detail != "" {
+		s += ": " + o.Detail
+	}
+	return s
+}
+
+// writeXML prints the openTRANS document, or the outcome as one JSON line on
+// stderr with its exit code.
+func writeXML(env Env, file string, run *template.Run) int {
+	if run.Template == nil {
+		line(env.Stderr, "rejected", run.Outcome)
+		return exitNoTemplate
+	}
+	switch run.Outcome.Status {
+	case template.OutcomeSuccess:
+		if err := opentrans.Write(env.Stdout, run.Order, opentrans.WriteOptions{}); err != nil {
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", file, err)
+			return 1
+		}
+		return 0
+	case template.OutcomeRejected:
+		line(env.Stderr, "rejected", run.Outcome)
+		return exitRejected
+	case template.OutcomeIgnored:
+		line(env.Stderr, "ignored", run.Outcome)
+		return exitIgnored
+	default:
+		line(env.Stderr, "deferred_for_retry", run.Outcome)
+		return exitDeferred
+	}
+}
+
+func line(w io.Writer, status string, o *template.Outcome) {
+	out := map[string]any{"status": status, "status_reason": nil}
+	if o != nil && o.Reason != "" {
+		out["status_reason"] = o.Reason.WireValue()
+	}
+	if o != nil && o.Detail != "" {
+		out["detail"] = o.Detail
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// readText returns a file's text: .txt files as they are (as invoice2data
+// does), PDFs through the engine.
+func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if strings.EqualFold(filepath.Ext(path), ".txt") {
+		return string(data), []string{"text file"}, nil
+	}
+	if *eng == nil {
+		e, err := pdftext.New(opts)
+		if err != nil {
+			return "", nil, err
+		}
+		*eng = e
+	}
+	t, err := (*eng).Extract(ctx, data)
+	if err != nil {
+		return "", nil, err
+	}
+	return t.String(), t.Engines(), nil
+}
+
+func runTemplates(_ context.Context, args []string, env Env) int {
+	if len(args) < 2 || args[0] != "check" {
+		fmt.Fprintln(env.Stderr, "usage: intakectl templates check DIR...")
+		return 2
+	}
+	var files []string
+	for _, dir := range args[1:] {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".yml", ".yaml", ".json":
+				if !d.IsDir() {
+					files = append(files, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+	}
+	sort.Strings(files)
+	failed := 0
+	byName, byParty := map[string]string{}, map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			var t *template.Template
+			if t, err = template.Parse(f, data); err == nil {
+				if len(t.Problems) > 0 {
+					errs := make([]error, len(t.Problems))
+					for i, p := range t.Problems {
+						errs[i] = p
+					}
+					err = errors.Join(errs...)
+				} else if prev, dup := byName[t.Name]; dup {
+					err = fmt.Errorf("name %q is also used by %s", t.Name, prev)
+				} else {
+					byName[t.Name] = f
+					for _, id := range t.DocIntake.PartyIDs {
+						if prev, dup := byParty[id]; dup {
+							err = fmt.Errorf("party_id %q is also claimed by %s", id, prev)
+						}
+						byParty[id] = f
+					}
+				}
+			}
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.Stdout, "FAIL %s\n", f)
+			for _, l := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(env.Stdout, "     %s\n", l)
+			}
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "ok   %s\n", f)
+	}
+	fmt.Fprintf(env.Stdout, "%d templates, %d ok, %d failed\n", len(files), len(files)-failed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+

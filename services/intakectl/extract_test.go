@@ -1,0 +1,251 @@
+package intakectl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docintake/docintake/pkg/opentrans"
+	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
+	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
+	"github.com/docintake/docintake/services/intakectl"
+	"github.com/stretchr/testify/require"
+)
+
+// A buyer layout invented for these tests: label/value header, a table
+// with columns placed by x position.
+const testTemplate = `issuer: Northwind Test Buyer
+keywords:
+  - PURCHASE ORDER
+  - Northwind Traders
+fields:
+  order_id:
+    parser: regex
+    regex: 'Order number:\s+(\S+)'
+  date:
+    parser: regex
+    regex: 'Order date:\s+(\d{2}\.\d{2}\.\d{4})'
+    type: date
+  buyer_name:
+    parser: static
+    value: Northwind Traders
+  buyer_street:
+    parser: static
+    value: 1 Harbour Road
+  buyer_zip:
+    parser: static
+    value: "20095"
+  buyer_city:
+    parser: static
+    value: Hamburg
+  delivery_name:
+    parser: regex
+    regex: 'Deliver to:\s+(.+?)\s*\n'
+  delivery_street:
+    parser: regex
+    regex: 'Deliver to:.*\n\s+(.+?)\s*\n'
+  delivery_zip:
+    parser: regex
+    regex: 'Deliver to:.*\n.*\n\s+(\d{5}) '
+  delivery_city:
+    parser: regex
+    regex: 'Deliver to:.*\n.*\n\s+\d{5} (.+?)\s*\n'
+  lines:
+    parser: lines
+    start: Pos\s+Article\s+Description
+    end: Total
+    line: ^\s*(?P<position>\d+)\s+(?P<supplier_article_id>\S+)\s+(?P<description>\S.*?)\s{2,}(?P<quantity>\d+)\s+(?P<unit>\S+)\s+(?P<unit_price>[\d.]+,\d{2})\s+(?P<line_amount>[\d.]+,\d{2})\s*$
+options:
+  currency: EUR
+  date_formats: ["%d.%m.%Y"]
+  decimal_separator: ","
+docintake:
+  name: northwind
+  party_ids: [NORTHWIND]
+  document_type: order
+  rules:
+    - match: (?i)\binvoice\b
+      action: reject
+      reason: not_an_order
+    - match: (?i)cancelled
+      action: ignore
+`
+
+func orderPDF(extra ...string) []byte {
+	t := func(x, y float64, s string) pdftexttest.Text { return pdftexttest.Text{X: x, Y: y, S: s} }
+	texts := []pdftexttest.Text{
+		t(72, 60, "Northwind Traders"), t(380, 60, "PURCHASE ORDER"),
+		t(72, 90, "Order number:"), t(180, 90, "NW-2026-0042"),
+		t(72, 104, "Order date:"), t(180, 104, "03.11.2026"),
+		t(72, 130, "Deliver to:"), t(180, 130, "Northwind Warehouse"),
+		t(180, 144, "Dock Street 7"), t(180, 158, "21079 Hamburg"),
+		t(72, 200, "Pos"), t(110, 200, "Article"), t(200, 200, "Description"), t(380, 200, "Qty"), t(420, 200, "Unit"), t(460, 200, "Price"), t(520, 200, "Amount"),
+		t(72, 216, "1"), t(110, 216, "A-100"), t(200, 216, "Hex bolt M8"), t(380, 216, "250"), t(420, 216, "PCE"), t(460, 216, "0,12"), t(520, 216, "30,00"),
+		t(72, 230, "2"), t(110, 230, "B-220"), t(200, 230, "Washer 8 mm"), t(380, 230, "250"), t(420, 230, "PCE"), t(460, 230, "0,04"), t(520, 230, "10,00"),
+		t(420, 260, "Total"), t(520, 260, "40,00"),
+	}
+	for i, s := range extra {
+		texts = append(texts, t(72, 300+14*float64(i), s))
+	}
+	return pdftexttest.Build(pdftexttest.Page{Texts: texts})
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := intakectl.Main(context.Background(), args, intakectl.Env{Getenv: func(string) string { return "" },
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	return result{code, out.String(), errb.String()}
+}
+
+func fixture(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+	}
+	return dir
+}
+
+func TestExtractXML(t *testing.T) {
+	t.Parallel()
+	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(testTemplate), "order.pdf": orderPDF()})
+	for _, engine := range []string{"pdftotext", "pdfium"} {
+		r := run(t, "extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND",
+			"--engine", engine, "--output", "xml", filepath.Join(dir, "order.pdf"))
+		require.Equal(t, 0, r.code, "%s: %s", engine, r.stderr)
+		opentranstest.Validate(t, []byte(r.stdout))
+		o, err := opentrans.Read(strings.NewReader(r.stdout))
+		require.NoError(t, err)
+		// Expected values as printed on the fixture page.
+		require.Equal(t, "NW-2026-0042", o.ID, engine)
+		require.Equal(t, "2026-11-03", o.IssueDate.String(), engine)
+		require.Len(t, o.Items, 2, engine)
+		require.Equal(t, "A-100", o.Items[0].SupplierArticleID)
+		require.Equal(t, "Hex bolt M8", o.Items[0].Description)
+		require.Equal(t, "250", o.Items[0].Quantity)
+		require.Equal(t, "0.12", o.Items[0].UnitPrice)
+		require.Equal(t, "30.00", o.Items[0].LineAmount)
+		require.Equal(t, "10.00", o.Items[1].LineAmount)
+		del, ok := o.Party("delivery")
+		require.True(t, ok)
+		require.Equal(t, "Northwind Warehouse", del.Address.Name)
+		require.Equal(t, "21079", del.Address.Zip)
+	}
+}
+
+func TestExtractOutcomesAndExitCodes(t *testing.T) {
+	t.Parallel()
+	dir := fixture(t, map[string][]byte{
+		"templates/northwind.yml": []byte(testTemplate),
+		"invoice.pdf":             orderPDF("This is an INVOICE, not an order"),
+		"cancelled.pdf":           orderPDF("Order cancelled by the buyer"),
+		"other.pdf":               pdftexttest.PDF([]string{"Some letter", "nothing to see"}),
+	})
+	tmpl := filepath.Join(dir, "templates")
+	cases := []struct {
+		file, party string
+		code        int
+		status      string
+		reason      any
+	}{
+		{"invoice.pdf", "NORTHWIND", 3, "rejected", "not_an_order"},
+		{"cancelled.pdf", "NORTHWIND", 4, "ignored", nil},
+		{"other.pdf", "NORTHWIND", 3, "rejected", "unknown_format"}, // selected template, keywords do not match
+	}
+	for _, c := range cases {
+		r := run(t, "extract", "--templates", tmpl, "--party-id", c.party, "--output", "xml", filepath.Join(dir, c.file))
+		require.Equal(t, c.code, r.code, "%s: %s", c.file, r.stderr)
+		require.Empty(t, r.stdout, c.file)
+		var line map[string]any
+		require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(r.stderr)), &line), r.stderr)
+		require.Equal(t, c.status, line["status"], c.file)
+		require.Equal(t, c.reason, line["status_reason"], c.file)
+	}
+	r := run(t, "extract", "--templates", tmpl, "--template", "nope", "--output", "xml", filepath.Join(dir, "other.pdf"))
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "nope")
+}
+
+func TestExtractTextJSONDebug(t *testing.T) {
+	t.Parallel()
+	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(testTemplate), "order.pdf": orderPDF()})
+	tmpl := filepath.Join(dir, "templates")
+	r := run(t, "extract", "--output", "text", "--engine", "pdftotext", filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "engine: pdftotext")
+	require.Contains(t, r.stdout, "NW-2026-0042")
+
+	// invoice2data's JSON: keyword selection (no --template), fields typed.
+	r = run(t, "extract", "--templates", tmpl, "--output", "json", filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 0, r.code, r.stderr)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list), r.stdout)
+	require.Len(t, list, 1)
+	require.Equal(t, "Northwind Test Buyer", list[0]["issuer"])
+	require.Equal(t, "NW-2026-0042", list[0]["order_id"])
+	require.Equal(t, "2026-11-03", list[0]["date"])
+	require.Equal(t, "EUR", list[0]["currency"])
+	lines, _ := list[0]["lines"].([]any)
+	require.Len(t, lines, 2)
+
+	// .txt files are read as text, as invoice2data does.
+	txt := filepath.Join(dir, "order.txt")
+	require.NoError(t, os.WriteFile(txt, []byte("Northwind Traders   PURCHASE ORDER\nOrder number: TXT-1\n"), 0o644))
+	r = run(t, "extract", "--templates", tmpl, "--output", "json", txt)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, `"TXT-1"`)
+
+	r = run(t, "extract", "--templates", tmpl, "--output", "debug", filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, want := range []string{"northwind", "order_id", "NW-2026-0042", "Order number", "outcome: success"} {
+		require.Contains(t, r.stdout, want)
+	}
+}
+
+func TestTemplatesCheck(t *testing.T) {
+	t.Parallel()
+	dir := fixture(t, map[string][]byte{
+		"ok/northwind.yml": []byte(testTemplate),
+		"bad/regex.yml":    []byte("issuer: X\nkeywords: [X]\nfields:\n  order_id:\n    parser: regex\n    regex: '(unclosed'\n"),
+		"bad/dup.yml":      []byte(strings.Replace(testTemplate, "party_ids: [NORTHWIND]", "party_ids: [OTHER]", 1)),
+	})
+	r := run(t, "templates", "check", filepath.Join(dir, "ok"))
+	require.Equal(t, 0, r.code, r.stdout)
+	require.Contains(t, r.stdout, "ok   "+filepath.Join(dir, "ok", "northwind.yml"))
+
+	r = run(t, "templates", "check", dir)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stdout, "FAIL "+filepath.Join(dir, "bad", "regex.yml"))
+	require.Contains(t, r.stdout, "fields.order_id", "the key path of the problem")
+	require.Contains(t, r.stdout, `name "northwind" is also used by`)
+	require.Contains(t, r.stdout, "3 templates, 1 ok, 2 failed")
+}
+
+// The shipped templates are valid and turn the shared Contoso orders into
+// openTRANS that validates.
+func TestShippedTemplatesOnCorpus(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	orders := sharedDir(t, "corpus", "orders")
+	r := run(t, "templates", "check", filepath.Join(root, "deploy", "templates"))
+	require.Equal(t, 0, r.code, r.stdout)
+	files, _ := filepath.Glob(filepath.Join(orders, "contoso-po-*.pdf"))
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		r := run(t, "extract", "--templates", filepath.Join(root, "deploy", "templates"), "--party-id", "CONTOSO", "--output", "xml", f)
+		require.Equal(t, 0, r.code, "%s: %s", f, r.stderr)
+		opentranstest.Validate(t, []byte(r.stdout))
+	}
+}
