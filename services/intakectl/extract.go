@@ -283,4 +283,3 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 	}
 	return 0
 }
-
