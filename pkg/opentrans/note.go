@@ -39,9 +39,13 @@ const (
 const maxRemark = 64000
 
 // slot is one kind of note: its label and how Read puts the value back.
+// apply refuses (returns false, changing nothing) a value the writer could
+// not have produced from the document as read so far, e.g. "Full value of
+// bmecat:NAME" whose value does not start with the NAME element's text: such
+// a remark is the document's own, not a note.
 type slot struct {
 	label string
-	set   func(v string)
+	apply func(v string) bool
 }
 
 // textField is a model string written to an element with a length limit; a
@@ -51,6 +55,32 @@ type textField struct {
 	max  int
 	ptr  *string
 }
+
+// restore accepts a full-value note for f.
+func (f textField) restore(v string) bool {
+	t, cut := truncate(v, f.max)
+	if !cut || t != *f.ptr {
+		return false
+	}
+	*f.ptr = v
+	return true
+}
+
+// setIf returns an apply func that sets *p to v when ok(v) holds and *p is
+// still empty (the note stands for a value the document has no element for).
+func setIf(p *string, ok func(v string) bool) func(string) bool {
+	return func(v string) bool {
+		if *p != "" || !ok(v) {
+			return false
+		}
+		*p = v
+		return true
+	}
+}
+
+func isDecimal(v string) bool { return checkDecimal(v) }
+
+func always(string) bool { return true }
 
 func partyFields(p *order.Party) []textField {
 	a := &p.Address
@@ -106,54 +136,91 @@ func lineKey(elem string, j int) string { return fmt.Sprintf("%s %d", elem, j+1)
 // parties[i] are the model parties Read made from the i-th PARTY element.
 func headerSlots(o *order.Order, split bool, parties [][]*order.Party, lines []int) []slot {
 	s := []slot{
-		{noteCurrency, func(v string) { o.Currency = v }},
-		{noteCurrencyDefault, func(string) { o.Currency = "" }},
-		{noteNoDate, func(string) { o.IssueDate = order.Date{} }},
-		{noteLanguage, func(v string) { o.Language = v }},
-		{notePaymentTerms, func(v string) { o.PaymentTerms = v }},
-		{noteNetAmount, func(v string) { o.Totals.NetAmount = v }},
-		{noteTaxAmount, func(v string) { o.Totals.TaxAmount = v }},
-		{noteBuyerOrderID, func(v string) { o.BuyerOrderID = v }},
+		{noteCurrency, func(v string) bool {
+			if _, ok := currencyCode(v); ok || (o.Currency != "" && o.Type != order.TypeInvoice) {
+				return false
+			}
+			o.Currency = v
+			return true
+		}},
+		{noteCurrencyDefault, func(v string) bool {
+			if o.Type != order.TypeInvoice || o.Currency != v {
+				return false
+			}
+			o.Currency = ""
+			return true
+		}},
+		{noteNoDate, func(v string) bool {
+			if o.IssueDate.IsZero() || o.IssueDate.String() != v {
+				return false
+			}
+			o.IssueDate = order.Date{}
+			return true
+		}},
+		{noteLanguage, setIf(&o.Language, func(v string) bool { _, ok := languageCode(v); return !ok })},
+		{notePaymentTerms, setIf(&o.PaymentTerms, always)},
+		{noteNetAmount, setIf(&o.Totals.NetAmount, func(v string) bool { return o.Type != order.TypeInvoice && isDecimal(v) })},
+		{noteTaxAmount, setIf(&o.Totals.TaxAmount, func(v string) bool { return o.Type != order.TypeInvoice && isDecimal(v) })},
+		{noteBuyerOrderID, setIf(&o.BuyerOrderID, func(string) bool { return o.Type == order.TypeOrder })},
 	}
 	for _, f := range idFields(o, split) {
-		s = append(s, slot{noteFullValue + f.elem, func(v string) { *f.ptr = v }})
+		s = append(s, slot{noteFullValue + f.elem, f.restore})
 	}
 	for i, ps := range parties {
-		s = append(s, slot{partyKey(i, "Printed country code (not in the BMEcat country list)"), func(v string) {
-			for _, p := range ps {
-				p.Address.CountryCoded = v
-			}
-		}})
-		for k, f := range partyFields(&order.Party{}) {
-			s = append(s, slot{noteFullValue + partyKey(i, f.elem), func(v string) {
+		// Notes about a PARTY apply to every model party made from it.
+		all := func(apply func(p *order.Party, v string) bool) func(string) bool {
+			return func(v string) bool {
+				ok := len(ps) > 0
 				for _, p := range ps {
-					*partyFields(p)[k].ptr = v
+					ok = ok && apply(p, v)
 				}
-			}})
+				return ok
+			}
+		}
+		s = append(s, slot{partyKey(i, "Printed country code (not in the BMEcat country list)"),
+			all(func(p *order.Party, v string) bool {
+				_, ok := countryCode(v)
+				return setIf(&p.Address.CountryCoded, func(string) bool { return !ok })(v)
+			})})
+		for k, f := range partyFields(&order.Party{}) {
+			s = append(s, slot{noteFullValue + partyKey(i, f.elem), all(func(p *order.Party, v string) bool {
+				return partyFields(p)[k].restore(v)
+			})})
 		}
 		for j := 0; j < lines[i]; j++ {
-			s = append(s, slot{noteFullValue + partyKey(i, lineKey("bmecat:ADDRESS_REMARKS", j)), func(v string) {
-				for _, p := range ps {
-					if j < len(p.Address.Lines) {
-						p.Address.Lines[j] = v
-					}
-				}
-			}})
+			s = append(s, slot{noteFullValue + partyKey(i, lineKey("bmecat:ADDRESS_REMARKS", j)),
+				all(func(p *order.Party, v string) bool {
+					return j < len(p.Address.Lines) && textField{"", 250, &p.Address.Lines[j]}.restore(v)
+				})})
 		}
 	}
 	return s
 }
 
 // itemSlots lists an item's notes in the order the writer emits them.
-func itemSlots(it *order.Item) []slot {
+func itemSlots(it *order.Item, typ order.DocumentType) []slot {
+	noPrice := func(v string) bool { return it.UnitPrice == "" && isDecimal(v) }
 	s := []slot{
-		{noteUnit, func(v string) { it.Unit = v }},
-		{noteDeliveryDate, func(v string) { it.DeliveryDate = parseDate(v) }},
-		{noteTaxRate, func(v string) { it.TaxRate = v }},
-		{notePriceBasis, func(v string) { it.PriceBasisQuantity = v }},
+		{noteUnit, func(v string) bool {
+			if _, known := UnitCode(v); known || it.Unit != DefaultUnit {
+				return false
+			}
+			it.Unit = v
+			return true
+		}},
+		{noteDeliveryDate, func(v string) bool {
+			d := parseDate(v)
+			if typ != order.TypeInvoice || !it.DeliveryDate.IsZero() || d.IsZero() || d.String() != v {
+				return false
+			}
+			it.DeliveryDate = d
+			return true
+		}},
+		{noteTaxRate, setIf(&it.TaxRate, noPrice)},
+		{notePriceBasis, setIf(&it.PriceBasisQuantity, noPrice)},
 	}
 	for _, f := range itemFields(it) {
-		s = append(s, slot{noteFullValue + f.elem, func(v string) { *f.ptr = v }})
+		s = append(s, slot{noteFullValue + f.elem, f.restore})
 	}
 	return s
 }
@@ -193,10 +260,9 @@ func applyNotes(remarks []string, slots []slot) []string {
 	for k, r := range remarks {
 		label, value, ok := strings.Cut(r, ": ")
 		i, known := rank[label]
-		if !ok || !known || i <= last {
+		if !ok || !known || i <= last || value == "" || value != clean(value) || !slots[i].apply(value) {
 			return remarks[k:]
 		}
-		slots[i].set(value)
 		last = i
 	}
 	return nil

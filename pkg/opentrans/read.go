@@ -266,7 +266,7 @@ func fill(o *order.Order, doc *xDoc) error {
 
 	var d decimals
 	for i := range items {
-		o.Items = append(o.Items, readItem(&items[i], &d))
+		o.Items = append(o.Items, readItem(&items[i], o.Type, &d))
 	}
 	o.NoItems = len(o.Items) == 0
 	o.Totals.GrossAmount = d.conv(sum.Total, "TOTAL_AMOUNT")
@@ -441,7 +441,7 @@ func readAddress(a *xAddress) (string, order.Address) {
 	return first(a.VATID), addr
 }
 
-func readItem(x *xItem, d *decimals) order.Item {
+func readItem(x *xItem, typ order.DocumentType, d *decimals) order.Item {
 	it := order.Item{
 		Position:          clean(x.LineItemID),
 		SupplierArticleID: first(x.Supplier),
@@ -471,6 +471,6 @@ func readItem(x *xItem, d *decimals) order.Item {
 		}
 	}
 	it.LineAmount = d.conv(x.LineAmount, what("PRICE_LINE_AMOUNT"))
-	it.Remarks = applyNotes(cleanAll(x.Remarks), itemSlots(&it))
+	it.Remarks = applyNotes(cleanAll(x.Remarks), itemSlots(&it, typ))
 	return it
 }

@@ -575,7 +575,7 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 		leaf("PRICE_LINE_AMOUNT", amount),
 		delivery,
 	)
-	n.add(b.remarks(ns.ordered(itemSlots(&order.Item{})), it.Remarks)...)
+	n.add(b.remarks(ns.ordered(itemSlots(&order.Item{}, b.o.Type)), it.Remarks)...)
 	return n, nil
 }
 
