@@ -219,3 +219,28 @@ func TestStandaloneEmbeddedNATS(t *testing.T) {
 	require.Equal(t, "intake.process.dev", msg.Subject)
 	require.Equal(t, ack["log_id"].(string)+":process:1", msg.Header.Get(jetstream.MsgIDHeader))
 }
+
+// A template directory that cannot be read, or two templates claiming one
+// name or party_id, stops start-up with a message naming the files.
+func TestStandaloneRefusesBadTemplates(t *testing.T) {
+	t.Parallel()
+	url := storetest.SchemaURL(t)
+	dup := t.TempDir()
+	tmpl := "issuer: X\nkeywords: [X]\nfields:\n  order_id:\n    parser: regex\n    regex: 'No (\\d+)'\ndocintake:\n  name: same\n  party_ids: [P1]\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dup, "a.yml"), []byte(tmpl), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dup, "b.yml"), []byte(tmpl), 0o644))
+	for dir, want := range map[string][]string{
+		filepath.Join(t.TempDir(), "missing"): {"missing"},
+		dup:                                   {filepath.Join(dup, "a.yml"), filepath.Join(dup, "b.yml")},
+	} {
+		env := map[string]string{"INTAKE_DATABASE_URL": url, "INTAKE_TEMPLATES_DIR": dir, "INTAKE_DATA_DIR": t.TempDir(),
+			"INTAKE_HTTP_ADDR": "127.0.0.1:0", "INTAKE_NATS_LISTEN": "127.0.0.1:0"}
+		cfg, err := config.FromEnv(func(k string) string { return env[k] })
+		require.NoError(t, err)
+		err = standalone.Run(t.Context(), cfg, zaptest.NewLogger(t), nil)
+		require.Error(t, err)
+		for _, w := range want {
+			require.Contains(t, err.Error(), w)
+		}
+	}
+}
