@@ -1,0 +1,271 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/queue/queuetest"
+)
+
+// memOutbox is an in-memory OutboxSource with the contract of the store's:
+// rows in id order, publish before mark, a publish error stops the batch.
+type memOutbox struct {
+	mu    sync.Mutex
+	rows  []queue.OutboxMessage
+	sent  map[int64]bool
+	calls chan int // receives each call's limit, if not nil
+
+	// FailMarksFunc, when set, is asked after each batch was published
+	// whether marking it fails (the relay "dies" before commit).
+	FailMarksFunc func() bool
+	// ErrFunc, when set, makes RelayOutbox fail before claiming rows.
+	ErrFunc func() error
+}
+
+func newMemOutbox() *memOutbox {
+	return &memOutbox{sent: map[int64]bool{}, calls: make(chan int, 1000)}
+}
+
+func (m *memOutbox) add(subject, msgID, payload string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows = append(m.rows, queue.OutboxMessage{ID: int64(len(m.rows) + 1), Subject: subject, MsgID: msgID, Payload: []byte(payload)})
+}
+
+func (m *memOutbox) unsent() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rows) - len(m.sent)
+}
+
+func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, queue.OutboxMessage) error) (int, error) {
+	m.mu.Lock() // stands in for the row locks of FOR UPDATE
+	defer m.mu.Unlock()
+	m.calls <- limit
+	if m.ErrFunc != nil {
+		if err := m.ErrFunc(); err != nil {
+			return 0, err
+		}
+	}
+	var claimed []queue.OutboxMessage
+	for _, r := range m.rows {
+		if !m.sent[r.ID] && len(claimed) < limit {
+			claimed = append(claimed, r)
+		}
+	}
+	var published []int64
+	var perr error
+	for _, r := range claimed {
+		if err := publish(ctx, r); err != nil {
+			perr = err
+			break
+		}
+		published = append(published, r.ID)
+	}
+	if m.FailMarksFunc != nil && m.FailMarksFunc() {
+		return 0, errors.New("mark sent: connection reset") // rolled back
+	}
+	for _, id := range published {
+		m.sent[id] = true
+	}
+	return len(published), perr
+}
+
+// fakePublisher records publishes; PublishFunc may fail them.
+type fakePublisher struct {
+	mu          sync.Mutex
+	got         []string // msg ids in publish order
+	published   chan string
+	PublishFunc func(msgID string) error
+}
+
+func newFakePublisher() *fakePublisher { return &fakePublisher{published: make(chan string, 1000)} }
+
+func (p *fakePublisher) Publish(_ context.Context, _, msgID string, _ []byte) error {
+	if p.PublishFunc != nil {
+		if err := p.PublishFunc(msgID); err != nil {
+			return err
+		}
+	}
+	p.mu.Lock()
+	p.got = append(p.got, msgID)
+	p.mu.Unlock()
+	p.published <- msgID
+	return nil
+}
+
+func (p *fakePublisher) ids() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.got...)
+}
+
+// runRelay runs r until the test ends.
+func runRelay(t *testing.T, r *queue.Relay) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, recv(t, done), "Run returns nil on shutdown")
+	})
+}
+
+func TestRelayFlushBatches(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	var want []string
+	for i := range 250 {
+		id := queue.ProcessMsgID(fmt.Sprintf("L%03d", i), 1)
+		src.add("intake.process.acme", id, "")
+		want = append(want, id)
+	}
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{BatchSize: 100})
+	n, err := r.Flush(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, 250, n)
+	require.Equal(t, want, pub.ids(), "published once each, in outbox order")
+	require.Len(t, src.calls, 3, "batches of 100, 100, 50")
+	require.Zero(t, src.unsent())
+
+	n, err = r.Flush(t.Context())
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+func TestRelayPublishErrorStopsBatch(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	for i := range 5 {
+		src.add("s", fmt.Sprintf("m%d", i), "")
+	}
+	broken := true
+	pub.PublishFunc = func(id string) error {
+		if broken && id == "m2" {
+			return errors.New("nats: timeout")
+		}
+		return nil
+	}
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{})
+	n, err := r.Flush(t.Context())
+	require.ErrorContains(t, err, "timeout")
+	require.Equal(t, 2, n, "rows published before the failure are marked")
+	require.Equal(t, 3, src.unsent())
+
+	broken = false
+	n, err = r.Flush(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	require.Equal(t, []string{"m0", "m1", "m2", "m3", "m4"}, pub.ids())
+}
+
+func TestRelayRunWakesOnNotify(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	// Polling would take an hour: only Notify can explain a prompt publish.
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: time.Hour})
+	runRelay(t, r)
+	recv(t, src.calls) // the initial pass found nothing
+
+	src.add("s", "m1", "")
+	r.Notify()
+	require.Equal(t, "m1", recv(t, pub.published))
+	r.Notify()
+	r.Notify() // coalesces, never blocks
+	src.add("s", "m2", "")
+	r.Notify()
+	require.Equal(t, "m2", recv(t, pub.published))
+}
+
+func TestRelayRunPolls(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: 10 * time.Millisecond})
+	runRelay(t, r)
+	recv(t, src.calls)
+	src.add("s", "committed-elsewhere", "") // no Notify: another process wrote it
+	require.Equal(t, "committed-elsewhere", recv(t, pub.published))
+}
+
+func TestRelayRunRetriesAfterFailure(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	src.add("s", "m1", "")
+	failures := 2
+	src.ErrFunc = func() error {
+		if failures > 0 {
+			failures--
+			return errors.New("database is down")
+		}
+		return nil
+	}
+	core, logs := observer.New(zap.WarnLevel)
+	r := queue.NewRelay(src, pub, zap.New(core), queue.RelayOptions{PollInterval: 10 * time.Millisecond})
+	runRelay(t, r)
+	require.Equal(t, "m1", recv(t, pub.published))
+	require.Equal(t, 2, logs.FilterMessage("outbox relay failed, retrying").Len())
+}
+
+func TestNewRelayNilDependencies(t *testing.T) {
+	t.Parallel()
+	require.Panics(t, func() { queue.NewRelay(nil, newFakePublisher(), zap.NewNop(), queue.RelayOptions{}) })
+	require.Panics(t, func() { queue.NewRelay(newMemOutbox(), nil, zap.NewNop(), queue.RelayOptions{}) })
+	require.Panics(t, func() { queue.NewRelay(newMemOutbox(), newFakePublisher(), nil, queue.RelayOptions{}) })
+}
+
+// TestRelayKilledBetweenPublishAndMark publishes to real JetStream, loses
+// the "mark sent" of the first batch (the relay dies before its commit), and
+// relays again: the stream holds each job exactly once.
+func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
+	t.Parallel()
+	js := queuetest.JetStream(t)
+	cfg := queuetest.Ensure(t, js, nil)
+	src := newMemOutbox()
+	for i := range 3 {
+		logID := fmt.Sprintf("L%d", i)
+		src.add(cfg.ProcessSubject("acme"), queue.ProcessMsgID(logID, 1), logID)
+	}
+	crashes := 1
+	src.FailMarksFunc = func() bool {
+		crashes--
+		return crashes >= 0
+	}
+	r := queue.NewRelay(src, queue.NewPublisher(js, cfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
+
+	_, err := r.Flush(t.Context())
+	require.Error(t, err, "first relay dies after publishing")
+	require.Equal(t, 3, src.unsent(), "nothing was marked")
+	n, err := streamMsgs(t.Context(), js, cfg.Stream)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n, "but all three were published")
+
+	marked, err := r.Flush(t.Context()) // the restarted relay
+	require.NoError(t, err)
+	require.Equal(t, 3, marked)
+	require.Zero(t, src.unsent())
+	n, err = streamMsgs(t.Context(), js, cfg.Stream)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n, "republished jobs were deduplicated")
+
+	cons, err := js.Consumer(t.Context(), cfg.Stream, cfg.Processor.Durable)
+	require.NoError(t, err)
+	batch, err := cons.FetchNoWait(10)
+	require.NoError(t, err)
+	var payloads []string
+	for m := range batch.Messages() {
+		payloads = append(payloads, string(m.Data()))
+		require.NoError(t, m.Ack())
+	}
+	require.Equal(t, []string{"L0", "L1", "L2"}, payloads)
+}
