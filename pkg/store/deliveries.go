@@ -183,20 +183,16 @@ func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, e
 	return out, err
 }
 
-// SetDeliveryOutcome closes a delivery without an attempt (superseded,
-// skipped) or reschedules a pending one to next (nil: not scheduled). It
-// releases the lease.
+// SetDeliveryOutcome closes a pending delivery without an attempt
+// (superseded, skipped) or reschedules it to next (nil: not scheduled),
+// releasing its lease. A delivery that is no longer pending is left alone.
 func (s *Store) SetDeliveryOutcome(ctx context.Context, id string, o DeliveryOutcome, next *time.Time, detail string) error {
 	const q = `UPDATE deliveries SET outcome = $2, next_attempt_at = $3, leased_until = NULL, updated_at = now(),
 			last_error = coalesce($4, last_error),
 			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
-		WHERE id = $1`
-	tag, err := s.db.Exec(ctx, q, id, o, next, nullable(detail))
-	if err != nil {
+		WHERE id = $1 AND outcome = 'pending'`
+	if _, err := s.db.Exec(ctx, q, id, o, next, nullable(detail)); err != nil {
 		return translate(err, "set delivery outcome")
-	}
-	if tag.RowsAffected() == 0 {
-		return document.Errorf(document.ENOTFOUND, "delivery %s not found", id)
 	}
 	return nil
 }

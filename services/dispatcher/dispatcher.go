@@ -1,19 +1,52 @@
 // Package dispatcher is docintake's webhook worker: it consumes
 // intake.deliver.> jobs and delivers each outcome to the client's webhook.
+//
+// # How a delivery flows
+//
+// The processor commits an outbox row (jobs.Deliver) with every outcome. The
+// relay publishes it; a worker of the durable consumer "dispatcher" picks it
+// up, records the delivery in PostgreSQL (its id is the webhook-id) and makes
+// one HTTP attempt. On 2xx the document moves processed_* → sent_* →
+// finished_* in transactions that also store the attempt. On failure the
+// attempt is stored, the next one is scheduled in PostgreSQL
+// (next_attempt_at, from INTAKE_WEBHOOK_RETRY_SCHEDULE with jitter, or the
+// client's Retry-After on 429/503) and the message is acked; a scheduler
+// loop republishes due deliveries. Retries therefore hold no JetStream
+// resources: a client that is down for a day does not fill the consumer's
+// MaxAckPending, and cannot slow other clients down.
+//
+// # Concurrency
+//
+// INTAKE_DISPATCHER_CONCURRENCY workers per process, of which at most
+// INTAKE_WEBHOOK_CLIENT_CONCURRENCY work for one client at a time. A job for
+// a client that has no free slot is not waited for: the worker naks it with a
+// short delay and takes the next message, so a slow client never occupies
+// the pool. The limit is per process.
+//
+// # Crashes
+//
+// An attempt leases its delivery for the webhook timeout plus a margin. A
+// dispatcher killed after the client's 2xx but before the state update
+// leaves the delivery pending; when the lease ends the scheduler republishes
+// it and the client receives it again with the same webhook-id
+// (at-least-once).
 package dispatcher
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/webhook"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 )
 
 // Deps are the connected adapters the dispatcher runs on.
@@ -24,16 +57,101 @@ type Deps struct {
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
-	Registry  *prometheus.Registry
+	// Registry receives the dispatcher's metrics; nil registers nowhere.
+	Registry *prometheus.Registry
+	// Webhook is the HTTP client; nil builds one from the configuration.
+	Webhook *webhook.Client
+	// Tuning overrides internal intervals; the zero value is production.
+	Tuning Tuning
 }
 
-// Run works until ctx is done, then drains.
-func Run(ctx context.Context, cfg config.Config, d Deps) error {
-	qcfg := system.QueueConfig(cfg)
-	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, queue.NewPublisher(d.JetStream, qcfg.Stream),
-		d.Logger.Named("relay"), queue.RelayOptions{})
-	if err := relay.Run(ctx); err != nil {
-		return fmt.Errorf("outbox relay: %w", err)
+// Tuning holds the dispatcher's internal timings. Zero fields take their
+// defaults; tests shorten them.
+type Tuning struct {
+	// PollInterval is how often the scheduler looks for due retries.
+	// Defaults to 1s.
+	PollInterval time.Duration
+	// LeaseMargin is added to INTAKE_WEBHOOK_TIMEOUT for an attempt's lease.
+	// Defaults to 5s.
+	LeaseMargin time.Duration
+	// Backstop is when a published job that never arrived is republished.
+	// Defaults to 2m.
+	Backstop time.Duration
+	// BusyDelay is the nak delay of a job whose client has no free slot
+	// (±50% jitter). Defaults to 1s.
+	BusyDelay time.Duration
+	// MetricsInterval is how often backlog gauges are read from
+	// PostgreSQL. Defaults to 10s.
+	MetricsInterval time.Duration
+}
+
+func (t Tuning) withDefaults() Tuning {
+	if t.PollInterval <= 0 {
+		t.PollInterval = time.Second
 	}
-	return nil
+	if t.LeaseMargin <= 0 {
+		t.LeaseMargin = 5 * time.Second
+	}
+	if t.Backstop <= 0 {
+		t.Backstop = 2 * time.Minute
+	}
+	if t.BusyDelay <= 0 {
+		t.BusyDelay = time.Second
+	}
+	if t.MetricsInterval <= 0 {
+		t.MetricsInterval = 10 * time.Second
+	}
+	return t
+}
+
+// Run works until ctx is done, then drains: the outbox relay, the consumer
+// (at most INTAKE_DISPATCHER_CONCURRENCY attempts at once), the retry
+// scheduler and the backlog metrics. It returns an error when the consumer
+// cannot be read.
+func Run(ctx context.Context, cfg config.Config, d Deps) error {
+	if d.Store == nil || d.Objects == nil || d.JetStream == nil || d.Logger == nil {
+		panic("dispatcher.Run: nil store, objects, jetstream or logger")
+	}
+	qcfg := system.QueueConfig(cfg)
+	hook := d.Webhook
+	if hook == nil {
+		hook = webhook.New(webhook.Options{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
+		defer hook.Close()
+	}
+	dp := &dispatcher{
+		cfg:       cfg,
+		prefix:    qcfg.SubjectPrefix,
+		store:     d.Store,
+		objects:   d.Objects,
+		templates: d.Templates,
+		hook:      hook,
+		pub:       queue.NewPublisher(d.JetStream, qcfg.Stream),
+		logger:    d.Logger,
+		tuning:    d.Tuning.withDefaults(),
+		limits:    newLimiter(max(cfg.WebhookConcurrency, 1)),
+		metrics:   newMetrics(d.Registry),
+	}
+	cons, err := d.JetStream.Consumer(ctx, qcfg.Stream, qcfg.Dispatcher.Durable)
+	if err != nil {
+		return fmt.Errorf("dispatcher consumer %s on %s: %w", qcfg.Dispatcher.Durable, qcfg.Stream, err)
+	}
+	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, dp.pub, d.Logger.Named("relay"), queue.RelayOptions{})
+	concurrency := cfg.DispatcherConcurrency
+	if concurrency <= 0 {
+		concurrency = 16
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := relay.Run(gctx); err != nil {
+			return fmt.Errorf("outbox relay: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		return queue.Consume(gctx, cons, concurrency, dp.handle, queue.ConsumeOptions{
+			Logger: d.Logger.Named("consumer"), ShutdownGrace: cfg.ShutdownTimeout})
+	})
+	g.Go(func() error { dp.schedule(gctx); return nil })
+	g.Go(func() error { dp.refreshMetrics(gctx); return nil })
+	return g.Wait()
 }

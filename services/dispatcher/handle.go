@@ -1,0 +1,460 @@
+package dispatcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/jobspb"
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/webhook"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+type dispatcher struct {
+	cfg       config.Config
+	prefix    string
+	store     *store.Store
+	objects   system.ObjectStore
+	templates system.Templates
+	hook      *webhook.Client
+	pub       *queue.Publisher
+	logger    *zap.Logger
+	tuning    Tuning
+	limits    *limiter
+	metrics   *metrics
+}
+
+// errClientBusy makes Consume nak a job whose client has no free slot.
+var errClientBusy = errors.New("client has no free delivery slot")
+
+// handle runs one delivery job: at most one HTTP attempt, then the message
+// is acked (retries are scheduled in PostgreSQL) unless something transient
+// failed before the attempt.
+func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
+	job, err := jobs.ParseDeliver(m.Data)
+	if err != nil {
+		return queue.Permanent(err)
+	}
+	// The slot comes first and costs no database round trip, so jobs of a
+	// busy client bounce cheaply while others' go through.
+	release, ok := d.limits.tryAcquire(job.GetClientId())
+	if !ok {
+		d.metrics.busy.Inc()
+		if m.LastAttempt() {
+			// Do not let the broker drop it: the delivery row's
+			// next_attempt_at makes the scheduler republish it.
+			_, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop)
+			return err
+		}
+		return queue.RetryAfter(jitter(d.tuning.BusyDelay, 0.5), errClientBusy)
+	}
+	defer release()
+
+	dv, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop)
+	if err != nil {
+		return err
+	}
+	if int(job.GetAttempt()) < dv.Claim {
+		return nil // a stale copy: the scheduler has republished this delivery
+	}
+	switch dv.Outcome {
+	case store.DeliveryDelivered:
+		// Delivered, but the process may have died before finishing the
+		// document: complete it now.
+		doc, err := d.store.Document(ctx, dv.DocumentID)
+		if err != nil {
+			return err
+		}
+		return d.finish(ctx, dv, doc)
+	case store.DeliveryPending:
+	default:
+		return nil
+	}
+	doc, err := d.store.Document(ctx, dv.DocumentID)
+	if err != nil {
+		if document.ErrorKind(err) == document.ENOTFOUND {
+			return queue.Permanent(err)
+		}
+		return err
+	}
+	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc.Template) {
+		return d.closeIgnored(ctx, dv, doc)
+	}
+	if !deliverable(dv.State, doc.State) {
+		detail := fmt.Sprintf("document is %s now", doc.State)
+		d.metrics.deliveries.WithLabelValues(string(dv.Status), "superseded").Inc()
+		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySuperseded, nil, detail)
+	}
+	client, err := d.store.Client(ctx, dv.ClientID)
+	if err != nil {
+		return err
+	}
+	if !client.WebhookEnabled {
+		// Parked: due at once, but the scheduler skips disabled clients
+		// until `intakectl clients enable`.
+		now := time.Now()
+		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliveryPending, &now, "endpoint disabled")
+	}
+	dv, ok, err = d.store.ClaimDelivery(ctx, dv.ID, d.cfg.WebhookTimeout+d.tuning.LeaseMargin)
+	if err != nil || !ok {
+		return err // !ok: another worker is attempting it right now
+	}
+	return d.attempt(ctx, dv, doc, client)
+}
+
+func deliveryFromJob(j *jobspb.DeliverJob) store.Delivery {
+	return store.Delivery{ID: j.GetDeliveryId(), DocumentID: j.GetDocumentId(), ClientID: j.GetClientId(),
+		LogID: j.GetLogId(), State: document.State(j.GetState()), Status: document.Status(j.GetStatus())}
+}
+
+// deliverable reports whether a delivery reporting state reported still
+// makes sense for a document now in state cur. Outcomes stay deliverable
+// after a failed delivery (redelivery) and after success (an operator resends
+// a result the client lost); a deferral or dlq notice is dropped once the
+// document has moved on, because a newer outcome supersedes it.
+func deliverable(reported, cur document.State) bool {
+	switch reported {
+	case document.StateProcessedSuccess:
+		return oneOf(cur, document.StateProcessedSuccess, document.StateSentSuccess, document.StateFinishedSuccess, document.StateFinishedWithFailure)
+	case document.StateProcessedRejected:
+		return oneOf(cur, document.StateProcessedRejected, document.StateSentRejected, document.StateFinishedRejected, document.StateFinishedWithFailure)
+	case document.StateProcessedIgnored:
+		return oneOf(cur, document.StateProcessedIgnored, document.StateFinishedIgnored, document.StateFinishedWithFailure)
+	case document.StateDLQ:
+		return oneOf(cur, document.StateDLQ, document.StateFinishedWithFailure)
+	}
+	return reported == cur
+}
+
+func oneOf(s document.State, set ...document.State) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *dispatcher) wantsIgnoredFeedback(name string) bool {
+	if d.templates.Set == nil {
+		return false
+	}
+	t, ok := d.templates.Set.ByName(name)
+	return ok && t.DocIntake.IgnoredFeedback
+}
+
+// closeIgnored finishes an ignored document whose template wants no
+// feedback: no webhook call.
+func (d *dispatcher) closeIgnored(ctx context.Context, dv store.Delivery, doc document.Document) error {
+	err := d.store.WithTx(ctx, func(tx *store.Store) error {
+		if doc.State == document.StateProcessedIgnored {
+			if _, err := tx.Transition(ctx, store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateFinishedIgnored,
+				Actor: "dispatcher", Detail: "template " + doc.Template + " asks for no feedback on ignored documents"}); err != nil {
+				return err
+			}
+		}
+		return tx.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySkipped, nil, "no feedback requested")
+	})
+	if document.ErrorKind(err) == document.ECONFLICT {
+		return nil // someone else closed it
+	}
+	if err == nil {
+		d.metrics.deliveries.WithLabelValues(string(dv.Status), "skipped").Inc()
+	}
+	return err
+}
+
+// payload is the webhook body of the interface's Events part.
+type payload struct {
+	Template     string  `json:"template"`
+	MessageID    string  `json:"message_id"`
+	LogID        string  `json:"log_id"`
+	Result       *string `json:"result"`
+	Status       string  `json:"status"`
+	StatusReason *string `json:"status_reason"`
+}
+
+// body builds the JSON body: the result XML on success, the reason's wire
+// value otherwise.
+func (d *dispatcher) body(ctx context.Context, dv store.Delivery, doc document.Document) ([]byte, error) {
+	p := payload{Template: doc.Template, MessageID: doc.MessageID, LogID: doc.LogID, Status: string(dv.Status)}
+	if dv.Status == document.StatusSuccess {
+		xml, err := d.readResult(ctx, doc)
+		if err != nil {
+			return nil, err
+		}
+		p.Result = &xml
+	} else if doc.StatusReason != "" {
+		w := doc.StatusReason.WireValue()
+		p.StatusReason = &w
+	}
+	return json.Marshal(p)
+}
+
+// maxResultBytes bounds the XML read into memory for one webhook body.
+const maxResultBytes = 32 << 20
+
+func (d *dispatcher) readResult(ctx context.Context, doc document.Document) (string, error) {
+	if doc.ResultPath == "" {
+		return "", fmt.Errorf("document %s has no result path", doc.LogID)
+	}
+	key, err := objectKey(d.objects, doc.ResultPath)
+	if err != nil {
+		return "", err
+	}
+	r, err := d.objects.Get(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("read result of %s: %w", doc.LogID, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxResultBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read result of %s: %w", doc.LogID, err)
+	}
+	if len(b) > maxResultBytes {
+		return "", fmt.Errorf("result of %s exceeds %d bytes", doc.LogID, maxResultBytes)
+	}
+	return string(b), nil
+}
+
+// objectKey turns a result URI written by the processor (objects.URI(key))
+// back into the key.
+func objectKey(objs system.ObjectStore, uri string) (string, error) {
+	base := strings.TrimSuffix(objs.URI(""), "/")
+	if !strings.HasPrefix(uri, base+"/") {
+		return "", fmt.Errorf("result %s is not in this object store (%s)", uri, base)
+	}
+	return strings.TrimPrefix(uri, base+"/"), nil
+}
+
+// attempt makes one HTTP call and records it with its consequences.
+func (d *dispatcher) attempt(ctx context.Context, dv store.Delivery, doc document.Document, client document.Client) error {
+	body, err := d.body(ctx, dv, doc)
+	if err != nil {
+		// Nothing was sent (result unreadable, object store down): give the
+		// lease back and try again after the backstop interval.
+		next := time.Now().Add(d.tuning.Backstop)
+		d.logger.Warn("cannot build webhook body, delivery postponed", zap.String("delivery", dv.ID),
+			zap.String("log_id", dv.LogID), zap.Time("next_attempt_at", next), zap.Error(err))
+		return d.store.SetDeliveryOutcome(context.WithoutCancel(ctx), dv.ID, store.DeliveryPending, &next, err.Error())
+	}
+	res := d.hook.Send(ctx, webhook.Request{URL: client.WebhookURL, ID: dv.ID, Timestamp: time.Now(), Body: body,
+		BearerToken: client.WebhookToken, Secret: client.SigningSecret})
+	d.metrics.latency.Observe(res.Latency.Seconds())
+
+	a := store.DeliveryAttempt{DeliveryID: dv.ID, N: dv.Attempts, StatusCode: res.StatusCode, Latency: res.Latency,
+		BodyPrefix: string(res.BodyPrefix)}
+	if res.Err != nil {
+		a.Error = res.Err.Error()
+	}
+	summary := fmt.Sprintf("delivery %s attempt %d: %s in %s", dv.ID, dv.Attempts, codeText(res), res.Latency.Round(time.Millisecond))
+	// Recording must happen even if we are being stopped: the call was made.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	switch {
+	case res.OK():
+		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "delivered").Inc()
+		return d.delivered(rctx, dv, doc, a, summary)
+	case res.StatusCode == http.StatusGone:
+		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "disabled").Inc()
+		return d.gone(rctx, dv, doc, a, summary)
+	}
+	if dv.Failures+1 > len(d.cfg.WebhookRetry) {
+		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "failed").Inc()
+		return d.exhausted(rctx, dv, doc, a, summary)
+	}
+	delay := jitter(d.cfg.WebhookRetry[dv.Failures], 0.2)
+	if res.RetryAfter > 0 {
+		delay = res.RetryAfter // the client knows when it can take more
+	}
+	d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "retry").Inc()
+	_, err = d.store.RecordAttempt(rctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, CountFailure: true,
+		NextAttempt: time.Now().Add(delay)})
+	if err != nil {
+		return err
+	}
+	d.logger.Info("webhook attempt failed, retry scheduled", zap.String("delivery", dv.ID), zap.String("log_id", dv.LogID),
+		zap.String("client_id", dv.ClientID), zap.Int("attempt", dv.Attempts), zap.Duration("retry_in", delay), zap.NamedError("cause", res.Err))
+	return nil
+}
+
+func codeText(res webhook.Result) string {
+	if res.StatusCode == 0 {
+		return "no response"
+	}
+	return fmt.Sprintf("HTTP %d", res.StatusCode)
+}
+
+func codeClass(code int) string {
+	if code < 100 || code > 599 {
+		return "none"
+	}
+	return fmt.Sprintf("%dxx", code/100)
+}
+
+// sentState is the state a 2xx moves a document to from cur, when it
+// reports state reported ("" = no change).
+func sentState(reported, cur document.State) document.State {
+	switch {
+	case reported == document.StateProcessedSuccess && oneOf(cur, document.StateProcessedSuccess, document.StateFinishedWithFailure):
+		return document.StateSentSuccess
+	case reported == document.StateProcessedRejected && oneOf(cur, document.StateProcessedRejected, document.StateFinishedWithFailure):
+		return document.StateSentRejected
+	case reported == document.StateProcessedIgnored && oneOf(cur, document.StateProcessedIgnored, document.StateFinishedWithFailure):
+		return document.StateFinishedIgnored
+	}
+	return ""
+}
+
+// delivered records a 2xx: attempt, delivery and sent_* in one transaction,
+// then finished_*.
+func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
+	for range 2 { // a second try when the document moved under us
+		var changes []store.Change
+		if to := sentState(dv.State, doc.State); to != "" {
+			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher", Detail: summary})
+		}
+		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryDelivered, Changes: changes})
+		if document.ErrorKind(err) == document.ECONFLICT && len(changes) > 0 {
+			if doc, err = d.store.Document(ctx, doc.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		d.metrics.deliveries.WithLabelValues(string(dv.Status), "delivered").Inc()
+		if doc, err = d.store.Document(ctx, doc.ID); err != nil {
+			return err
+		}
+		return d.finish(ctx, dv, doc)
+	}
+	return fmt.Errorf("delivery %s: document %s keeps changing", dv.ID, doc.LogID)
+}
+
+// finish closes a delivered document: sent_* → finished_*. Idempotent.
+func (d *dispatcher) finish(ctx context.Context, dv store.Delivery, doc document.Document) error {
+	var to document.State
+	switch doc.State {
+	case document.StateSentSuccess:
+		to = document.StateFinishedSuccess
+	case document.StateSentRejected:
+		to = document.StateFinishedRejected
+	default:
+		return nil
+	}
+	_, err := d.store.Transition(ctx, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher",
+		Detail: "delivery " + dv.ID + " recorded"})
+	if document.ErrorKind(err) == document.ECONFLICT {
+		return nil // a concurrent worker finished it
+	}
+	return err
+}
+
+// gone handles 410: the client's endpoint is disabled (ops alert) and the
+// delivery waits, not counting the attempt against the schedule, until an
+// operator re-enables the endpoint.
+func (d *dispatcher) gone(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
+	if _, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, NextAttempt: time.Now()}); err != nil {
+		return err
+	}
+	if err := d.store.SetWebhookEnabled(ctx, dv.ClientID, false); err != nil {
+		return err
+	}
+	d.metrics.disabled.Inc()
+	d.logger.Error("webhook endpoint answered 410 Gone and is disabled; deliveries wait for `intakectl clients enable`",
+		zap.String("client_id", dv.ClientID), zap.String("delivery", dv.ID))
+	return d.store.RecordEvent(ctx, doc.ID, doc.State, "dispatcher", summary+"; endpoint of client "+dv.ClientID+" disabled")
+}
+
+// exhausted records the last failed attempt and gives up: outcomes end in
+// finished_with_failure (the result stays and can be redelivered);
+// notifications just stay undelivered.
+func (d *dispatcher) exhausted(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
+	for range 2 {
+		var changes []store.Change
+		if reportsOutcome(dv.State) && oneOf(doc.State, document.StateProcessedSuccess, document.StateProcessedRejected,
+			document.StateProcessedIgnored, document.StateSentSuccess, document.StateSentRejected) {
+			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateFinishedWithFailure,
+				Actor: "dispatcher", Detail: summary + "; retry schedule exhausted"})
+		}
+		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryFailed, CountFailure: true, Changes: changes})
+		if document.ErrorKind(err) == document.ECONFLICT && len(changes) > 0 {
+			if doc, err = d.store.Document(ctx, doc.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		d.metrics.deliveries.WithLabelValues(string(dv.Status), "failed").Inc()
+		d.logger.Warn("webhook delivery failed for good", zap.String("delivery", dv.ID), zap.String("log_id", dv.LogID),
+			zap.String("client_id", dv.ClientID), zap.Int("attempts", dv.Attempts))
+		return nil
+	}
+	return fmt.Errorf("delivery %s: document %s keeps changing", dv.ID, doc.LogID)
+}
+
+func reportsOutcome(s document.State) bool {
+	return oneOf(s, document.StateProcessedSuccess, document.StateProcessedRejected, document.StateProcessedIgnored)
+}
+
+// jitter spreads d by ±frac so that retries of many deliveries that failed
+// together (a client outage) do not arrive together.
+func jitter(d time.Duration, frac float64) time.Duration {
+	return time.Duration(float64(d) * (1 - frac + 2*frac*rand.Float64()))
+}
+
+// schedule republishes due deliveries until ctx is done.
+func (d *dispatcher) schedule(ctx context.Context) {
+	t := time.NewTicker(d.tuning.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := d.store.ClaimDueDeliveries(ctx, 200, d.tuning.Backstop, d.republish)
+			if err != nil {
+				if ctx.Err() == nil {
+					d.logger.Warn("republish due deliveries", zap.Error(err))
+				}
+				break
+			}
+			if n < 200 {
+				break
+			}
+		}
+	}
+}
+
+// republish publishes the job of claim dv.Claim; its dedup id includes the
+// claim, so each republish is a new message and a repeated publish of one
+// claim is dropped by the stream.
+func (d *dispatcher) republish(ctx context.Context, dv store.Delivery) error {
+	b, err := proto.Marshal(&jobspb.DeliverJob{LogId: dv.LogID, DocumentId: dv.DocumentID, ClientId: dv.ClientID,
+		State: string(dv.State), Status: string(dv.Status), DeliveryId: dv.ID, Attempt: uint32(dv.Claim),
+		EnqueuedAt: timestamppb.Now()})
+	if err != nil {
+		return fmt.Errorf("marshal deliver job: %w", err)
+	}
+	return d.pub.Publish(ctx, jobs.DeliverSubject(d.prefix, dv.ClientID), fmt.Sprintf("deliver:%s:%d", dv.ID, dv.Claim), b)
+}
