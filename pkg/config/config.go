@@ -34,16 +34,19 @@ type Config struct {
 	PDFTimeout time.Duration
 	PDFWorkers int
 
-	ProcessorConcurrency  int
-	ProcessorRetry        []time.Duration
-	ProcessorMaxFailures  int
-	SweepInterval         time.Duration
-	StuckAfter            time.Duration
-	WebhookTimeout        time.Duration
-	WebhookRetry          []time.Duration
-	WebhookAllowPrivate   bool
-	WebhookConcurrency    int
-	DispatcherConcurrency int
+	ProcessorConcurrency   int
+	ProcessorRetry         []time.Duration
+	ProcessorMaxFailures   int
+	ProcessorFailureDelay  time.Duration
+	ProcessorAckWait       time.Duration
+	ProcessorMaxAckPending int
+	SweepInterval          time.Duration
+	StuckAfter             time.Duration
+	WebhookTimeout         time.Duration
+	WebhookRetry           []time.Duration
+	WebhookAllowPrivate    bool
+	WebhookConcurrency     int
+	DispatcherConcurrency  int
 }
 
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
@@ -161,6 +164,9 @@ var Vars = []Var{
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
 	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},
+	{"INTAKE_PROCESSOR_FAILURE_BACKOFF", "10s", "Delay before a document whose extraction failed (unreadable PDF, deadline, crash) is tried again.", duration(func(c *Config) *time.Duration { return &c.ProcessorFailureDelay })},
+	{"INTAKE_PROCESSOR_ACK_WAIT", "30s", "How long JetStream waits for a processor's ack or heartbeat before it redelivers the job (the job of a killed worker comes back after this).", duration(func(c *Config) *time.Duration { return &c.ProcessorAckWait })},
+	{"INTAKE_PROCESSOR_MAX_ACK_PENDING", "10000", "Jobs delivered to all processors and not yet acked, deferred documents included (the processor consumer's MaxAckPending).", integer(func(c *Config) *int { return &c.ProcessorMaxAckPending })},
 	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},

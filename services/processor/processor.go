@@ -1,13 +1,31 @@
-// Package processor is docintake's extraction worker: it consumes
-// intake.process.> jobs, extracts each document with its template and moves
-// it through the state machine.
+// Package processor is docintake's extraction worker. Every replica runs Run:
+//
+//   - a share of the durable pull consumer "processor" on <prefix>.process.>
+//     (INTAKE_PROCESSOR_CONCURRENCY documents at a time, InProgress
+//     heartbeats while a document is worked on);
+//   - per job: load the document, read its PDF, extract the text
+//     (pkg/pdftext), run its template with mappings from PostgreSQL
+//     (pkg/template), write the openTRANS XML and the canonical JSON to
+//     results/YYYY/MM/DD/<log_id>.{xml,json}, and commit the new state with
+//     the dispatcher's job in one transaction (see handle.go);
+//   - a listener for JetStream's MAX_DELIVERIES advisory, which moves
+//     documents whose job was delivered too often without an outcome (a
+//     worker killed each time) to dlq;
+//   - a sweeper that re-enqueues documents whose job was lost;
+//   - an outbox relay, and Prometheus metrics on Deps.Registry.
+//
+// Every state change is a compare-and-set, so duplicated, redelivered and
+// superseded jobs are acknowledged without effect.
 package processor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
@@ -15,6 +33,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 )
 
 // Deps are the connected adapters the processor runs on.
@@ -25,16 +44,94 @@ type Deps struct {
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
-	Registry  *prometheus.Registry
+	// Registry receives the processor's metrics; nil registers nothing.
+	Registry *prometheus.Registry
+	// Engine extracts PDF text. Nil: Run starts the engine that
+	// INTAKE_PDF_ENGINE selects (one per process, shared by all workers)
+	// and closes it when it returns.
+	Engine pdftext.Engine
 }
 
-// Run works until ctx is done, then drains.
+// actor is recorded on the events the processor writes.
+const actor = "processor"
+
+// Run works until ctx is done, then stops fetching, lets in-flight documents
+// finish within INTAKE_SHUTDOWN_TIMEOUT (their jobs are nak'ed for a peer
+// otherwise), flushes the outbox and returns nil. It returns an error when
+// it cannot start or the consumer becomes unreadable.
 func Run(ctx context.Context, cfg config.Config, d Deps) error {
+	if d.Store == nil || d.Objects == nil || d.Templates.Set == nil || d.NATS == nil || d.JetStream == nil {
+		return errors.New("processor: Deps needs Store, Objects, Templates, NATS and JetStream")
+	}
+	if d.Logger == nil {
+		d.Logger = zap.NewNop()
+	}
+	if len(cfg.ProcessorRetry) == 0 {
+		return errors.New("processor: INTAKE_PROCESSOR_RETRY_SCHEDULE is empty")
+	}
 	qcfg := system.QueueConfig(cfg)
+	engine := d.Engine
+	if engine == nil {
+		opts := pdftext.DefaultOptions()
+		opts.Engine, opts.Timeout, opts.Workers = cfg.PDFEngine, cfg.PDFTimeout, cfg.PDFWorkers
+		e, err := pdftext.New(opts)
+		if err != nil {
+			return fmt.Errorf("processor: pdf engine: %w", err)
+		}
+		defer func() {
+			if err := e.Close(); err != nil {
+				d.Logger.Warn("close pdf engine", zap.Error(err))
+			}
+		}()
+		engine = e
+	}
+	cons, err := d.JetStream.Consumer(ctx, qcfg.Stream, qcfg.Processor.Durable)
+	if err != nil {
+		return fmt.Errorf("processor: consumer %s on %s: %w", qcfg.Processor.Durable, qcfg.Stream, err)
+	}
+	info := cons.CachedInfo()
+	if need := len(cfg.ProcessorRetry) + 1; info.Config.MaxDeliver > 0 && info.Config.MaxDeliver < need {
+		// The sweeper still finishes the schedule (see deferral), just late.
+		d.Logger.Warn("consumer max deliver is shorter than the retry schedule; late deferrals wait for the sweeper",
+			zap.Int("max_deliver", info.Config.MaxDeliver), zap.Int("schedule", len(cfg.ProcessorRetry)))
+	}
+
 	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, queue.NewPublisher(d.JetStream, qcfg.Stream),
 		d.Logger.Named("relay"), queue.RelayOptions{})
-	if err := relay.Run(ctx); err != nil {
-		return fmt.Errorf("outbox relay: %w", err)
+	w := &worker{
+		st: d.Store, objects: d.Objects, templates: d.Templates.Set, engine: engine, relay: relay,
+		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
+		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 	}
-	return nil
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return relay.Run(gctx) })
+	g.Go(func() error {
+		return w.sweepLoop(gctx, cfg.SweepInterval, cfg.StuckAfter)
+	})
+	g.Go(func() error {
+		return w.watchMaxDeliveries(gctx, d.NATS, d.JetStream, qcfg.Stream, qcfg.Processor.Durable)
+	})
+	g.Go(func() error {
+		err := queue.Consume(gctx, cons, max(cfg.ProcessorConcurrency, 1), w.handle, queue.ConsumeOptions{
+			Logger:        d.Logger.Named("consumer"),
+			ShutdownGrace: cfg.ShutdownTimeout,
+			// Failed attempts and infrastructure errors wait this long;
+			// deferrals name their own delay (RetryAfter).
+			Backoff: func(uint64) time.Duration { return cfg.ProcessorFailureDelay },
+		})
+		if err != nil && gctx.Err() == nil {
+			return fmt.Errorf("processor: %w", err)
+		}
+		return nil
+	})
+	err = g.Wait()
+	// Outcomes committed in the last moments are announced now rather than
+	// by the next relay that happens to poll.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, ferr := relay.Flush(fctx); ferr != nil {
+		d.Logger.Warn("final outbox flush", zap.Error(ferr))
+	}
+	return err
 }

@@ -1,0 +1,386 @@
+package processor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/opentrans"
+	"github.com/docintake/docintake/pkg/order"
+	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/template"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// worker holds what handling one job needs; handle is safe for concurrent
+// use.
+type worker struct {
+	st          *store.Store
+	objects     objectstore.Store
+	templates   *template.Set
+	engine      pdftext.Engine
+	relay       *queue.Relay
+	log         *zap.Logger
+	prefix      string
+	retry       []time.Duration
+	maxFailures int
+	maxPDF      int64
+	metrics     *metrics
+}
+
+// Job outcomes, the label values of docintake_processor_jobs_total.
+const (
+	outSuccess    = "success"
+	outRejected   = "rejected"
+	outIgnored    = "ignored"
+	outDeferred   = "deferred"
+	outDLQ        = "dlq"
+	outFailed     = "failed_attempt" // recorded, will be retried
+	outRetry      = "retry"          // infrastructure error, will be retried
+	outDuplicate  = "duplicate"      // document no longer waiting for processing
+	outSuperseded = "superseded"     // a newer job for the document exists
+	outInvalid    = "invalid"        // undecodable job or unknown document
+)
+
+// failure is an attempt that failed because of the document or its
+// template (unreadable PDF, extraction deadline, panic, a value the
+// template cannot turn into an order): counted, and after
+// INTAKE_PROCESSOR_MAX_FAILURES the document goes to dlq. Every other error
+// is the infrastructure's (PostgreSQL, S3, shutdown) and is retried without
+// counting.
+type failure struct {
+	stage string
+	err   error
+}
+
+func (f *failure) Error() string { return f.stage + ": " + f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+// pending reports whether a document in s waits for the processor.
+func pending(s document.State) bool {
+	return s == document.StateReceived || s == document.StateDeferredForRetry
+}
+
+// handle processes one delivery of a process job; queue.Consume settles the
+// message from the returned error (nil acks).
+func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
+	job, err := jobs.ParseProcess(dl.Data)
+	if err != nil {
+		w.metrics.job(outInvalid)
+		return queue.Permanent(err)
+	}
+	doc, err := w.st.Document(ctx, job.GetDocumentId())
+	if document.ErrorKind(err) == document.ENOTFOUND {
+		w.metrics.job(outInvalid)
+		return queue.Permanent(err)
+	}
+	if err != nil {
+		w.metrics.job(outRetry)
+		return err
+	}
+	log := w.log.With(zap.String("log_id", doc.LogID), zap.String("client_id", doc.ClientID),
+		zap.Uint32("job", job.GetAttempt()), zap.Uint64("delivery", dl.NumDelivered))
+	if !pending(doc.State) {
+		log.Debug("job for a document that is not waiting: duplicate", zap.Stringer("state", doc.State))
+		w.metrics.job(outDuplicate)
+		return nil
+	}
+	pr, err := w.st.Processing(ctx, doc.ID)
+	if err != nil {
+		w.metrics.job(outRetry)
+		return err
+	}
+	if int(job.GetAttempt()) < pr.ProcessSeq {
+		log.Debug("superseded job dropped", zap.Int("current", pr.ProcessSeq))
+		w.metrics.job(outSuperseded)
+		return nil
+	}
+
+	res, err := w.process(ctx, doc)
+	if err != nil {
+		var f *failure
+		if errors.As(err, &f) {
+			return w.failed(ctx, log, doc, dl, f)
+		}
+		if dl.LastAttempt() {
+			// Consume would drop the message; leave no document behind.
+			return w.toDLQ(ctx, log, doc, nil, fmt.Sprintf("job delivered %d times, last error: %v", dl.NumDelivered, err))
+		}
+		w.metrics.job(outRetry)
+		return err
+	}
+	switch res.outcome.Status {
+	case template.OutcomeSuccess:
+		return w.succeed(ctx, log, doc, res)
+	case template.OutcomeRejected:
+		r := res.outcome.Reason
+		return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedRejected, Reason: &r,
+			Detail: res.outcome.Detail, DocumentDate: res.date()}, outRejected)
+	case template.OutcomeIgnored:
+		return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedIgnored, Reason: noReason(),
+			Detail: res.outcome.Detail, DocumentDate: res.date()}, outIgnored)
+	case template.OutcomeDeferred:
+		return w.deferred(ctx, log, doc, pr, dl, res.outcome)
+	}
+	return w.failed(ctx, log, doc, dl, &failure{"template", fmt.Errorf("unknown outcome %q", res.outcome.Status)})
+}
+
+func noReason() *document.Reason { r := document.Reason(""); return &r }
+
+// result is one extraction.
+type result struct {
+	outcome *template.Outcome
+	order   *order.Order
+	xml     []byte // success only
+	json    []byte // success only
+}
+
+// date is the order's date for documents.document_date (nil when the PDF
+// printed none).
+func (r *result) date() *time.Time {
+	if r.order == nil || r.order.IssueDate.IsZero() {
+		return nil
+	}
+	d := r.order.IssueDate
+	t := time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)
+	return &t
+}
+
+// process reads, extracts and renders a document. It returns a *failure for
+// problems of the document or its template (a panic included) and other
+// errors for the infrastructure's.
+func (w *worker) process(ctx context.Context, doc document.Document) (res *result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &failure{"panic", fmt.Errorf("%v\n%s", r, debug.Stack())}
+		}
+	}()
+	pdf, err := w.readSource(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	text, err := w.engine.Extract(ctx, pdf)
+	if err != nil {
+		w.metrics.extraction(w.engine.Name(), time.Since(start))
+		if ctx.Err() != nil { // hard stop: not the document's fault
+			return nil, err
+		}
+		return nil, &failure{"extract", err}
+	}
+	w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+
+	m := mapper{st: w.st, clientID: doc.ClientID}
+	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,
+		Mode: doc.ResultMode})
+	if err != nil {
+		if ctx.Err() != nil || m.failed(err) {
+			return nil, err
+		}
+		return nil, &failure{"template", err}
+	}
+	res = &result{outcome: run.Outcome, order: run.Order}
+	if run.Outcome.Status != template.OutcomeSuccess {
+		return res, nil
+	}
+	if res.xml, err = opentrans.Marshal(run.Order, opentrans.WriteOptions{GenerationTime: time.Now()}); err != nil {
+		return nil, &failure{"opentrans", err}
+	}
+	if res.json, err = marshalResult(doc, run.Order); err != nil {
+		return nil, &failure{"json", err}
+	}
+	return res, nil
+}
+
+// readSource reads the document's PDF. A missing, oversized or unaddressable
+// source is the document's failure; a store that does not answer is not.
+func (w *worker) readSource(ctx context.Context, doc document.Document) ([]byte, error) {
+	key, err := sourceKey(doc.SourcePath)
+	if err != nil {
+		return nil, &failure{"source", err}
+	}
+	rc, err := w.objects.Get(ctx, key)
+	if err != nil {
+		if k := document.ErrorKind(err); k == document.ENOTFOUND || k == document.EINVALID {
+			return nil, &failure{"source", err}
+		}
+		return nil, fmt.Errorf("read source %s: %w", key, err)
+	}
+	defer rc.Close()
+	pdf, err := io.ReadAll(io.LimitReader(rc, w.maxPDF+1))
+	if err != nil {
+		return nil, fmt.Errorf("read source %s: %w", key, err)
+	}
+	if int64(len(pdf)) > w.maxPDF {
+		return nil, &failure{"source", fmt.Errorf("source %s is larger than %d bytes", key, w.maxPDF)}
+	}
+	return pdf, nil
+}
+
+// sourceKey recovers the object key from a document's source URI
+// ("s3://bucket/sources/…" or "file:///…/sources/…"): keys are chosen by
+// ingest (objectstore.SourceKey), never by clients.
+func sourceKey(uri string) (string, error) {
+	i := strings.LastIndex(uri, "/sources/")
+	if i < 0 {
+		return "", fmt.Errorf("source path %q names no sources/ object", uri)
+	}
+	key := uri[i+1:]
+	if err := objectstore.ValidKey(key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// succeed stores the results and commits processed_success.
+func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Document, res *result) error {
+	// Keys follow the upload's date (like the source), so a retried
+	// document overwrites its own earlier results instead of leaving copies.
+	xmlKey := objectstore.ResultKey(doc.LogID, doc.CreatedAt, "xml")
+	jsonKey := objectstore.ResultKey(doc.LogID, doc.CreatedAt, "json")
+	for _, o := range []struct {
+		key, ct string
+		body    []byte
+	}{{xmlKey, "application/xml", res.xml}, {jsonKey, "application/json", res.json}} {
+		if err := w.objects.Put(ctx, o.key, strings.NewReader(string(o.body)), int64(len(o.body)), o.ct); err != nil {
+			w.metrics.job(outRetry)
+			return fmt.Errorf("write result %s: %w", o.key, err)
+		}
+	}
+	xmlURI, jsonURI := w.objects.URI(xmlKey), w.objects.URI(jsonKey)
+	return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedSuccess, Reason: noReason(),
+		ResultPath: &xmlURI, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, outSuccess)
+}
+
+// finish commits a processed_* state with the dispatcher's job. Every
+// processed_* state is announced; the dispatcher decides whether an ignored
+// document gets a webhook (the template's ignored_feedback).
+func (w *worker) finish(ctx context.Context, log *zap.Logger, doc document.Document, c store.Change, outcome string) error {
+	c.DocumentID, c.From, c.Actor = doc.ID, doc.State, actor
+	c.Outbox = append(c.Outbox, w.deliverJob(doc, c.To))
+	if _, err := w.st.Transition(ctx, c); err != nil {
+		return w.transitionFailed(log, err)
+	}
+	w.relay.Notify()
+	w.metrics.job(outcome)
+	log.Info("document processed", zap.Stringer("state", c.To), zap.String("detail", c.Detail))
+	return nil
+}
+
+// transitionFailed settles a lost compare-and-set as a duplicate (another
+// worker finished the document first) and retries anything else.
+func (w *worker) transitionFailed(log *zap.Logger, err error) error {
+	if document.ErrorKind(err) == document.ECONFLICT {
+		log.Info("document moved by another worker meanwhile", zap.Error(err))
+		w.metrics.job(outDuplicate)
+		return nil
+	}
+	w.metrics.job(outRetry)
+	return err
+}
+
+// deferred handles a missing mapping: deferred_for_retry (announced to the
+// client) and a redelivery after the next step of the retry schedule, or
+// dlq when the schedule is used up.
+func (w *worker) deferred(ctx context.Context, log *zap.Logger, doc document.Document, pr store.Processing, dl queue.Delivery, out *template.Outcome) error {
+	reason := document.ReasonMappingNotResolved
+	if pr.Deferrals >= len(w.retry) {
+		return w.toDLQ(ctx, log, doc, &reason, fmt.Sprintf("retry schedule exhausted after %d deferrals: %s", pr.Deferrals, out.Detail))
+	}
+	delay := w.retry[pr.Deferrals]
+	c := store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateDeferredForRetry, Reason: &reason, Actor: actor,
+		Detail: fmt.Sprintf("%s (deferral %d of %d, next attempt in %s)", out.Detail, pr.Deferrals+1, len(w.retry), delay),
+		Outbox: []store.OutboxRow{w.deliverJob(doc, document.StateDeferredForRetry)}}
+	if _, err := w.st.TransitionDeferred(ctx, c, store.Deferral{RetryAt: time.Now().Add(delay)}); err != nil {
+		return w.transitionFailed(log, err)
+	}
+	w.relay.Notify()
+	w.metrics.job(outDeferred)
+	log.Info("document deferred", zap.String("detail", c.Detail))
+	if dl.LastAttempt() {
+		// The server will not deliver this message again: ack it and let
+		// the sweeper publish a new job once retry_at has passed.
+		return nil
+	}
+	return queue.RetryAfter(delay, errors.New(out.Detail))
+}
+
+// failed counts a failed attempt; the last allowed one moves the document
+// to dlq, the others are retried after INTAKE_PROCESSOR_FAILURE_BACKOFF.
+func (w *worker) failed(ctx context.Context, log *zap.Logger, doc document.Document, dl queue.Delivery, f *failure) error {
+	n, err := w.st.RecordFailure(ctx, doc.ID, doc.State, actor, truncate(f.Error(), 4000))
+	if err != nil {
+		return w.transitionFailed(log, err)
+	}
+	log.Warn("processing failed", zap.Int("failures", n), zap.Error(f))
+	if n >= w.maxFailures || dl.LastAttempt() {
+		return w.toDLQ(ctx, log, doc, noReason(), fmt.Sprintf("%d failed attempts, last: %s", n, truncate(f.Error(), 2000)))
+	}
+	w.metrics.job(outFailed)
+	return f
+}
+
+// toDLQ moves a document to dlq and tells the client (status failed).
+// reason nil keeps the current status reason.
+func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Document, reason *document.Reason, detail string) error {
+	c := store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateDLQ, Reason: reason, Actor: actor,
+		Detail: detail, Outbox: []store.OutboxRow{w.deliverJob(doc, document.StateDLQ)}}
+	if _, err := w.st.Transition(ctx, c); err != nil {
+		return w.transitionFailed(log, err)
+	}
+	w.relay.Notify()
+	w.metrics.job(outDLQ)
+	log.Error("document moved to dlq", zap.String("detail", detail))
+	return nil
+}
+
+// deliverJob is the dispatcher's job announcing doc in state to, with a new
+// delivery id (the webhook-id of all attempts of this delivery).
+func (w *worker) deliverJob(doc document.Document, to document.State) store.OutboxRow {
+	doc.State = to
+	m := jobs.Deliver(w.prefix, doc, "msg_"+uuid.NewString(), time.Now())
+	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// mapper looks mappings up in PostgreSQL, scoped to the document's client.
+type mapper struct {
+	st       *store.Store
+	clientID string
+}
+
+func (m mapper) Lookup(ctx context.Context, kind, key string) (string, bool, error) {
+	v, ok, err := m.st.LookupMapping(ctx, m.clientID, kind, key)
+	if err != nil {
+		return "", false, &lookupError{err}
+	}
+	return v, ok, nil
+}
+
+// lookupError marks a failed mapping query (the database's problem, not
+// the document's) through the template engine's error wrapping.
+type lookupError struct{ err error }
+
+func (e *lookupError) Error() string { return e.err.Error() }
+func (e *lookupError) Unwrap() error { return e.err }
+
+func (mapper) failed(err error) bool {
+	var le *lookupError
+	return errors.As(err, &le)
+}

@@ -1,0 +1,319 @@
+package processor_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/opentrans"
+	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
+	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/services/processor"
+	"github.com/stretchr/testify/require"
+)
+
+// replace returns an edit that swaps old for new in every line.
+func replace(old, new string) func([]string) []string {
+	return func(ls []string) []string {
+		out := make([]string, 0, len(ls))
+		for _, l := range ls {
+			out = append(out, strings.ReplaceAll(l, old, new))
+		}
+		return out
+	}
+}
+
+// appendLine returns an edit that adds a line at the end.
+func appendLine(s string) func([]string) []string {
+	return func(ls []string) []string { return append(ls, s) }
+}
+
+func TestOutcomes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.addArticles()
+	inst := b.start()
+
+	cases := []struct {
+		name   string
+		pdf    []byte
+		mode   document.ResultMode
+		state  document.State
+		reason document.Reason
+		status string
+	}{
+		{"success", orderPDF("A-1", nil), "", document.StateProcessedSuccess, "", "success"},
+		{"no items mode", orderPDF("A-2", replace("Items", "Positions")), document.ResultModeNoItems, document.StateProcessedSuccess, "", "success"},
+		{"no items", orderPDF("A-3", replace("Items", "Positions")), "", document.StateProcessedRejected, document.ReasonCannotParseItems, "rejected"},
+		{"keywords missing", orderPDF("A-4", replace("Purchase Order", "Delivery Note")), "", document.StateProcessedRejected, document.ReasonUnknownFormat, "rejected"},
+		{"vat id missing", orderPDF("A-5", replace("VAT: DE123456789", "")), "", document.StateProcessedRejected, document.ReasonVATIDMissing, "rejected"},
+		{"reject rule", orderPDF("A-6", appendLine("Order confirmation")), "", document.StateProcessedRejected, document.ReasonNotAnOrderResponse, "rejected"},
+		{"ignore rule", orderPDF("A-7", appendLine("TEST PRINT")), "", document.StateProcessedIgnored, "", "ignored"},
+	}
+	docs := make([]document.Document, len(cases))
+	for i, c := range cases {
+		docs[i] = b.upload(c.pdf, docOpts{mode: c.mode})
+	}
+	byLog := map[string]int{}
+	for i, c := range cases {
+		d := b.waitState(docs[i], c.state, 20*time.Second)
+		byLog[d.LogID] = i
+		require.Equal(t, c.reason, d.StatusReason, c.name)
+		require.Equal(t, []document.State{document.StateReceived, c.state}, transitions(b.events(d)), c.name)
+		require.NotNil(t, d.DocumentDate, c.name)
+		require.Equal(t, "2026-02-03", d.DocumentDate.Format(time.DateOnly), c.name)
+		if c.state != document.StateProcessedSuccess {
+			require.Empty(t, d.ResultPath, c.name)
+			continue
+		}
+		require.Regexp(t, `^s3://`+b.s3.Bucket+`/results/\d{4}/\d{2}/\d{2}/`+d.LogID+`\.xml$`, d.ResultPath)
+		require.Regexp(t, `^s3://`+b.s3.Bucket+`/results/\d{4}/\d{2}/\d{2}/`+d.LogID+`\.json$`, d.ResultJSONPath)
+		xml := b.read(d.ResultPath)
+		o, err := opentrans.Read(strings.NewReader(string(xml)))
+		require.NoError(t, err)
+		var res struct {
+			LogID string `json:"log_id"`
+			Order struct {
+				OrderID   string `json:"order_id"`
+				OrderDate string `json:"order_date"`
+				Items     []struct {
+					Buyer    string `json:"buyer_article_id"`
+					Supplier string `json:"supplier_article_id"`
+					Quantity string `json:"quantity"`
+					Price    string `json:"unit_price"`
+				} `json:"items"`
+				NoItems bool `json:"no_items"`
+			} `json:"order"`
+		}
+		require.NoError(t, json.Unmarshal(b.read(d.ResultJSONPath), &res))
+		require.Equal(t, d.LogID, res.LogID)
+		require.Equal(t, "2026-02-03", res.Order.OrderDate)
+		if c.mode == document.ResultModeNoItems {
+			require.Equal(t, "A-2", o.ID)
+			require.Empty(t, o.Items)
+			require.True(t, res.Order.NoItems)
+			continue
+		}
+		opentranstest.Validate(t, xml)
+		require.Equal(t, "A-1", o.ID)
+		require.Equal(t, "A-1", res.Order.OrderID)
+		require.Len(t, o.Items, 2)
+		require.Equal(t, "S-100", o.Items[0].SupplierArticleID, "mapped through the client's article table")
+		require.Equal(t, "B-1", o.Items[0].BuyerArticleID)
+		require.Equal(t, "10", o.Items[0].Quantity)
+		require.Len(t, res.Order.Items, 2)
+		require.Equal(t, "S-200", res.Order.Items[1].Supplier)
+		require.Equal(t, "0.25", res.Order.Items[1].Price)
+	}
+
+	// Every processed_* state is announced to the dispatcher, with the
+	// webhook status that goes with it.
+	for _, j := range b.deliverJobs(len(cases)) {
+		c := cases[byLog[j.GetLogId()]]
+		require.Equal(t, string(c.state), j.GetState(), c.name)
+		require.Equal(t, c.status, j.GetStatus(), c.name)
+		require.Equal(t, clientID, j.GetClientId())
+		require.True(t, strings.HasPrefix(j.GetDeliveryId(), "msg_"), j.GetDeliveryId())
+	}
+
+	// Metrics: outcomes counted, states read from PostgreSQL.
+	reg := inst.reg
+	require.Equal(t, 2.0, gauge(t, reg, "docintake_processor_jobs_total", "outcome", "success"))
+	require.Equal(t, 4.0, gauge(t, reg, "docintake_processor_jobs_total", "outcome", "rejected"))
+	require.Equal(t, 2.0, gauge(t, reg, "docintake_documents", "state", "processed_success"))
+	require.Equal(t, 0.0, gauge(t, reg, "docintake_documents", "state", "received"))
+	require.Equal(t, 0.0, gauge(t, reg, "docintake_oldest_received_age_seconds", "", ""))
+	for _, c := range []string{"processor", "dispatcher"} { // every job was acked (the deliver jobs above)
+		require.Equal(t, 0.0, gauge(t, reg, "docintake_consumer_pending", "consumer", c), c)
+		require.Equal(t, 0.0, gauge(t, reg, "docintake_consumer_ack_pending", "consumer", c), c)
+		require.Equal(t, 0.0, gauge(t, reg, "docintake_consumer_redelivered", "consumer", c), c)
+	}
+	require.Positive(t, histogramCount(t, reg, "docintake_processor_extraction_seconds", "pdftotext"))
+}
+
+// A duplicate or late copy of a job is acked without any effect.
+func TestDuplicateJobIsNoOp(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.addArticles()
+	b.start()
+	d := b.upload(orderPDF("D-1", nil), docOpts{})
+	d = b.waitState(d, document.StateProcessedSuccess, 20*time.Second)
+	before := b.objects.results.Load()
+	delivered := b.processorDelivered()
+	b.publishDuplicate(d, 1)
+	waitFor(t, 10*time.Second, func() error {
+		if b.processorDelivered() == delivered {
+			return errors.New("duplicate not consumed yet")
+		}
+		return nil
+	})
+	waitFor(t, 10*time.Second, func() error { // acked: the work queue is empty
+		info, err := b.js.Stream(t.Context(), b.qcfg.Stream)
+		if err != nil {
+			return err
+		}
+		si, err := info.Info(t.Context())
+		if err != nil {
+			return err
+		}
+		if si.State.Msgs != 1 { // the one deliver job nobody consumes here
+			return errors.New("duplicate not acked yet")
+		}
+		return nil
+	})
+	require.Equal(t, before, b.objects.results.Load(), "no results written again")
+	require.Len(t, b.events(d), 2, "no event for the duplicate")
+}
+
+func TestDeferralThenSuccess(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_RETRY_SCHEDULE": "300ms,300ms,300ms,300ms,300ms,300ms"})
+	b.start()
+	d := b.upload(orderPDF("M-1", nil), docOpts{})
+	d = b.waitState(d, document.StateDeferredForRetry, 20*time.Second)
+	require.Equal(t, document.ReasonMappingNotResolved, d.StatusReason)
+	j := b.deliverJobs(1)[0]
+	require.Equal(t, "deferred_for_retry", j.GetStatus())
+
+	b.addArticles() // ops load the mapping; the next attempt succeeds
+	d = b.waitState(d, document.StateProcessedSuccess, 20*time.Second)
+	require.Empty(t, d.StatusReason, "the deferral's reason is cleared")
+	tr := transitions(b.events(d))
+	require.Equal(t, document.StateReceived, tr[0])
+	require.Equal(t, document.StateDeferredForRetry, tr[1])
+	require.Equal(t, document.StateProcessedSuccess, tr[len(tr)-1])
+	o, err := opentrans.Read(strings.NewReader(string(b.read(d.ResultPath))))
+	require.NoError(t, err)
+	require.Equal(t, "S-100", o.Items[0].SupplierArticleID)
+}
+
+func TestDeferralExhaustedThenRequeue(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_RETRY_SCHEDULE": "100ms,100ms"})
+	b.start()
+	d := b.upload(orderPDF("X-1", nil), docOpts{})
+	d = b.waitState(d, document.StateDLQ, 20*time.Second)
+	require.Equal(t, document.ReasonMappingNotResolved, d.StatusReason)
+	require.Equal(t, []document.State{document.StateReceived, document.StateDeferredForRetry, document.StateDeferredForRetry,
+		document.StateDLQ}, transitions(b.events(d)))
+	var statuses []string
+	for _, j := range b.deliverJobs(3) {
+		statuses = append(statuses, j.GetStatus())
+	}
+	require.ElementsMatch(t, []string{"deferred_for_retry", "deferred_for_retry", "failed"}, statuses)
+
+	b.addArticles()
+	_, err := processor.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d.LogID, "operator:test")
+	require.NoError(t, err)
+	b.flush()
+	d = b.waitState(d, document.StateProcessedSuccess, 20*time.Second)
+	pr, err := b.st.Processing(t.Context(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, pr.ProcessSeq)
+	require.Equal(t, 0, pr.Deferrals)
+
+	// Requeue and give-up only apply to dlq documents.
+	_, err = processor.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d.LogID, "operator:test")
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	_, err = processor.GiveUp(t.Context(), b.st, "no-such-log-id", "operator:test")
+	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
+}
+
+// fakeEngine delegates to a real engine except for PDFs carrying a marker.
+type fakeEngine struct {
+	pdftext.Engine
+}
+
+func (f fakeEngine) Extract(ctx context.Context, pdf []byte) (*pdftext.Text, error) {
+	if strings.Contains(string(pdf), "PANIC-IN-EXTRACTION") {
+		panic("engine exploded")
+	}
+	return f.Engine.Extract(ctx, pdf)
+}
+
+func TestPoisonDocuments(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_MAX_FAILURES": "3"})
+	b.addArticles()
+	real, err := pdftext.New(pdftext.Options{Engine: pdftext.EnginePdftotext, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = real.Close() })
+	b.start(func(d *processor.Deps) { d.Engine = fakeEngine{real} })
+
+	garbage := b.upload([]byte("%PDF-1.4\nthis is not a PDF at all\n%%EOF\n"), docOpts{})
+	panicking := b.upload(pdfLines([]string{"PANIC-IN-EXTRACTION"}), docOpts{})
+	missing := b.create(orderPDF("P-0", nil), docOpts{})
+	require.NoError(t, b.objects.Delete(t.Context(), strings.TrimPrefix(missing.SourcePath, "s3://"+b.s3.Bucket+"/")))
+	b.flush()
+	for _, d := range []document.Document{garbage, panicking, missing} {
+		d = b.waitState(d, document.StateDLQ, 30*time.Second)
+		ev := b.events(d)
+		failures := 0
+		for _, e := range ev {
+			if e.From == e.To && e.Reason == "" && e.Actor == "processor" {
+				failures++
+			}
+		}
+		require.Equal(t, 3, failures, "every failed attempt is an event: %+v", ev)
+		require.Equal(t, []document.State{document.StateReceived, document.StateDLQ}, transitions(ev))
+		pr, err := b.st.Processing(t.Context(), d.ID)
+		require.NoError(t, err)
+		require.Equal(t, 3, pr.Failures)
+	}
+	require.Contains(t, b.events(panicking)[1].Detail, "engine exploded")
+	// The worker survived and serves the next document.
+	ok := b.upload(orderPDF("P-1", nil), docOpts{})
+	b.waitState(ok, document.StateProcessedSuccess, 20*time.Second)
+}
+
+// An extraction that exceeds INTAKE_PDF_TIMEOUT is a failed attempt too.
+func TestExtractionDeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_MAX_FAILURES": "2", "INTAKE_PDF_TIMEOUT": "1us"})
+	b.start()
+	d := b.upload(orderPDF("T-1", nil), docOpts{})
+	d = b.waitState(d, document.StateDLQ, 30*time.Second)
+	ev := b.events(d)
+	require.Contains(t, ev[len(ev)-1].Detail, "2 failed attempts")
+	require.Contains(t, strings.ToLower(ev[1].Detail), "timed out")
+}
+
+// Every malformed file of the shared corpus ends in dlq or
+// processed_rejected with a reason, and the worker serves the next job.
+func TestMalformedCorpus(t *testing.T) {
+	t.Parallel()
+	dir := sharedDir(t)
+	files, err := filepath.Glob(dir + "/corpus/malformed/*.pdf")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_MAX_FAILURES": "2", "INTAKE_PDF_TIMEOUT": "5s", "INTAKE_PDF_ENGINE": "auto"})
+	b.addArticles()
+	b.start()
+	docs := map[string]document.Document{}
+	for _, f := range files {
+		docs[f] = b.upload(mustRead(t, f), docOpts{})
+	}
+	for f, d := range docs {
+		waitFor(t, 60*time.Second, func() error {
+			got, err := b.st.Document(t.Context(), d.ID)
+			if err != nil {
+				return err
+			}
+			switch {
+			case got.State == document.StateDLQ:
+				return nil
+			case got.State == document.StateProcessedRejected && got.StatusReason != "":
+				return nil
+			}
+			return errors.New(f + " is " + string(got.State))
+		})
+	}
+	ok := b.upload(orderPDF("OK-1", nil), docOpts{})
+	b.waitState(ok, document.StateProcessedSuccess, 20*time.Second)
+}
