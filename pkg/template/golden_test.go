@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,12 +44,22 @@ func goldenCases(t *testing.T, root string) []string {
 	return cases
 }
 
+var (
+	goldenSetOnce sync.Once
+	goldenSet     *template.Set
+	goldenSetErr  error
+)
+
+// loadGoldenSet loads invoice2data's test templates plus its built-in ones
+// (once per test binary: 220 templates take a while under -race).
 func loadGoldenSet(t *testing.T, root string) *template.Set {
 	t.Helper()
-	set, err := template.LoadWith(template.LoadOptions{Lenient: true},
-		filepath.Join(root, "tests/custom/templates"), filepath.Join(root, "templates"))
-	require.NoError(t, err)
-	return set
+	goldenSetOnce.Do(func() {
+		goldenSet, goldenSetErr = template.LoadWith(template.LoadOptions{Lenient: true},
+			filepath.Join(root, "tests/custom/templates"), filepath.Join(root, "templates"))
+	})
+	require.NoError(t, goldenSetErr)
+	return goldenSet
 }
 
 // TestInvoice2dataGolden runs invoice2data's own golden test: the JSON output
@@ -108,8 +119,8 @@ func sameJSON(t *testing.T, want, got []byte) bool {
 // engine's text and reports how many match; the expected files were made
 // with pdftotext, so layout differences are reported, not failed.
 func TestInvoice2dataGoldenPdfium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("pdfium golden comparison skipped with -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("pdfium golden comparison (a report) skipped with -short and -race")
 	}
 	t.Parallel()
 	root := filepath.Join(templatetest.SharedDir(t), "corpus", "invoice2data")
