@@ -14,11 +14,12 @@ import (
 // before the document's own remarks, readable by a person in the ERP and
 // turned back into the model field by Read. The labels never contain ": ".
 //
-// Read treats the leading REMARKS as notes only while their labels are known
-// and appear in the order the writer emits them (each label at most once);
-// everything from the first other remark on is an ordinary remark. That makes
-// Read(Write(o)) give back the model even when a remark happens to look like a
-// note.
+// Read treats the leading REMARKS as notes only while their labels are known,
+// appear in the order the writer emits them (each label at most once) and
+// their values are consistent with the document (slot.apply); everything from
+// the first other remark on is an ordinary remark. That keeps Read(Write(o))
+// equal to o even when one of o's remarks happens to look like a note
+// (FuzzWrite found the case of a remark "Full value of LINE_ITEM_ID: …").
 const (
 	noteCurrency        = "Printed currency (not in the openTRANS 2.1 currency list)"
 	noteCurrencyDefault = "No currency printed, CURRENCY is the default"

@@ -28,7 +28,10 @@ var ErrUnsupported = errors.New("unsupported openTRANS document type")
 // elements do not matter, missing mandatory elements give empty fields. Of
 // repeated elements the first counts (INTERNATIONAL_PID: the first of type
 // gtin, ean or upc). A PARTY with several PARTY_ROLEs becomes one party per
-// role; a PARTY without a role gets the roles of the IDREFs pointing at it.
+// role; an IDREF adds its role to the PARTY it names when no PARTY has that
+// role in PARTY_ROLE (INVOICE_ISSUER_IDREF gives the role invoice_issuer
+// unless it names the supplier). Document types other than the three, and
+// elements the model has no field for, are not read.
 //
 // Documents may be UTF-8 or one of the single-byte charsets charsetReader
 // names.
