@@ -188,11 +188,8 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 	}
 	out.Set("currency", t.Options.Currency)
 	if t.Lines != nil {
-		lines := t.linesField("lines", t.Lines, prepared, res, tr)
-		if lines == nil {
-			lines = []any{}
-		}
-		out.Set("lines", lines)
+		// The legacy plugin sets "lines" even when no row was found.
+		out.Set("lines", t.linesField("lines", t.Lines, prepared, res, tr))
 	}
 	for i, ts := range t.Tables {
 		t.table(i, ts, prepared, res, tr)

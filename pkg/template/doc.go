@@ -1,0 +1,37 @@
+// Package template reads invoice2data templates (YAML or JSON, unchanged)
+// extended by a docintake block, extracts fields, lines and tables from a
+// PDF's layout text as invoice2data does, and turns the result into the
+// canonical order (pkg/order) with an outcome and a reason.
+//
+// # Loading
+//
+// Load reads a templates directory strictly: every problem is an error with
+// file, line and key path; duplicate names or party ids name both files.
+// LoadWith(LoadOptions{Lenient: true}, …) keeps templates with problems (as
+// invoice2data would run them) and lists the problems on Template.Problems.
+//
+//	set, err := template.Load("deploy/templates")
+//
+// # Processing one document
+//
+//	run, err := set.Run(ctx, text, template.RunOptions{PartyID: "CONTOSO", Mapper: m})
+//	// run.Result: invoice2data's output (MarshalInvoice2dataJSON)
+//	// run.Order: the canonical order; run.Outcome: success, rejected,
+//	// ignored or deferred with a document.Reason
+//
+// The steps are also available one by one: Set.Match (invoice2data's
+// template choice), Template.Extract (fields, lines, tables) and
+// Template.Order (canonical order and reasons, DESIGN.md "Reasons from
+// templates").
+//
+// # Regular expressions, numbers, dates
+//
+// Patterns are Python re syntax. They are translated to RE2 where possible
+// and run on dlclark/regexp2 with MatchTimeout only when they need
+// lookaround or backreferences. ParseNumber and ParseDate implement the
+// number and date rules of docs/templates.md; an ambiguous numeric date
+// without date_formats is an error, never a guess.
+//
+// The template language for template writers is documented in
+// docs/templates.md.
+package template
