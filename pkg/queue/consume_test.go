@@ -352,3 +352,40 @@ func TestConsumeArguments(t *testing.T) {
 	require.Error(t, queue.Consume(t.Context(), b.cons, 0, h, queue.ConsumeOptions{}))
 	require.Panics(t, func() { _ = queue.Consume(t.Context(), b.cons, 1, nil, queue.ConsumeOptions{}) })
 }
+
+func TestConsumeShutdownReturnsPrefetched(t *testing.T) {
+	t.Parallel()
+	b := setupConsume(t, nil) // AckWait 30s: only a Nak frees prefetched messages quickly
+	b.publish(t, "L1", "L2", "L3", "L4")
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	h := func(context.Context, queue.Delivery) error {
+		started <- struct{}{}
+		<-release
+		return nil
+	}
+	opts := b.opts(t)
+	opts.Prefetch = 3
+	stop := startConsume(t, b.cons, 1, h, opts)
+	recv(t, started)
+	// Wait until the client holds the other messages in its buffer.
+	waitFor(t, 10*time.Second, func() error {
+		st, err := queue.Stats(t.Context(), b.js, b.cfg.Stream, "processor")
+		if err == nil && st.AckPending < 3 {
+			err = fmt.Errorf("ack pending %d, want at least 3", st.AckPending)
+		}
+		return err
+	})
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	close(release)
+	require.NoError(t, recv(t, stopped))
+
+	h2, got := deliveries(func(queue.Delivery) error { return nil })
+	startConsume(t, b.cons, 3, h2, b.opts(t))
+	seen := map[string]bool{}
+	for range 3 {
+		seen[string(recv(t, got).Data)] = true
+	}
+	require.Len(t, seen, 3, "the three unstarted messages come back at once")
+	waitFor(t, 10*time.Second, wantMsgs(t.Context(), b.js, b.cfg.Stream, 0))
+}
