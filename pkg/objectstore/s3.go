@@ -61,7 +61,7 @@ type S3 struct {
 var _ Store = (*S3)(nil)
 
 // NewS3 builds the client; it does not contact the server (see Ping and
-// EnsureBucket). Returns EINVALID-free plain errors for bad config.
+// EnsureBucket). Bad configuration gives a plain error.
 func NewS3(cfg S3Config) (*S3, error) {
 	if cfg.Bucket == "" {
 		return nil, errors.New("s3: bucket is required")
