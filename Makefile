@@ -40,10 +40,11 @@ run: build
 # make test: every module's tests against real PostgreSQL, JetStream and S3
 # (versitygw, installed into $(TOOLS_BIN) on first use).
 test: tools
-	@set -e; for m in $(MODULES); do \
+	@failed=""; for m in $(MODULES); do \
 		echo "== go test $$m"; \
-		(cd $$m && go test $(TESTFLAGS) ./...); \
-	done
+		(cd $$m && go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
 
 tools: $(INTAKE_VERSITYGW)
 
