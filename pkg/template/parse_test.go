@@ -148,3 +148,10 @@ func TestPyRepr(t *testing.T) {
 	a, b := 0.1, 0.2
 	require.Equal(t, "0.30000000000000004", template.PyRepr(a+b))
 }
+
+func TestPythonWhitespace(t *testing.T) {
+	t.Parallel()
+	re, err := template.CompileRegex(`Total:\s+(\S+)`)
+	require.NoError(t, err)
+	require.Equal(t, "Total:\u00a0\u00a012", template.FirstMatch(re, "Total:\u00a0\u00a012"))
+}

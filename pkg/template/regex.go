@@ -247,7 +247,7 @@ func translatePython(src string) (out string, needBT bool, err error) {
 			d := src[i+1]
 			i++
 			switch d {
-			case 'w', 'W', 'd', 'D':
+			case 'w', 'W', 'd', 'D', 's', 'S':
 				if ascii {
 					b.WriteByte('\\')
 					b.WriteByte(d)
@@ -314,8 +314,22 @@ func translatePython(src string) (out string, needBT bool, err error) {
 	return b.String(), false, nil
 }
 
+// pySpace is Python 3's \s for str patterns: ASCII whitespace plus \x1c-\x1f,
+// \x85 and Unicode spaces (pdftotext emits U+00A0 for no-break spaces).
+const pySpace = `\t-\r\x1c-\x20\x85\p{Z}`
+
 func unicodeClass(d byte, inClass bool) string {
 	switch d {
+	case 's':
+		if inClass {
+			return pySpace
+		}
+		return `[` + pySpace + `]`
+	case 'S':
+		if inClass {
+			return `\S` // RE2 cannot negate a union inside a class; ASCII is close enough
+		}
+		return `[^` + pySpace + `]`
 	case 'w':
 		if inClass {
 			return `\p{L}\p{N}_`
