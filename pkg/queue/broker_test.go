@@ -44,7 +44,7 @@ func TestBrokerCrashAndRestart(t *testing.T) {
 	add := func(from, to int) {
 		for i := from; i < to; i++ {
 			logID := fmt.Sprintf("L%d", i)
-			src.add(cfg.ProcessSubject("acme"), queue.ProcessMsgID(logID, 1), logID)
+			src.add(cfg.ProcessSubject("acme"), testMsgID(logID, 1), logID)
 		}
 		relay.Notify()
 	}

@@ -41,7 +41,7 @@ func setupConsume(t *testing.T, mutate func(c *queue.Config)) *consumeBundle {
 func (b *consumeBundle) publish(t *testing.T, logIDs ...string) {
 	t.Helper()
 	for _, id := range logIDs {
-		require.NoError(t, b.pub.Publish(t.Context(), b.cfg.ProcessSubject("acme"), queue.ProcessMsgID(id, 1), []byte(id)))
+		require.NoError(t, b.pub.Publish(t.Context(), b.cfg.ProcessSubject("acme"), testMsgID(id, 1), []byte(id)))
 	}
 }
 

@@ -36,7 +36,7 @@ func Example() {
 	}
 	pub := queue.NewPublisher(js, cfg.Stream)
 	for range 2 { // e.g. a relay that died before marking the row sent
-		_ = pub.Publish(ctx, cfg.ProcessSubject("acme"), queue.ProcessMsgID("L1", 1), []byte("L1"))
+		_ = pub.Publish(ctx, cfg.ProcessSubject("acme"), testMsgID("L1", 1), []byte("L1"))
 	}
 
 	n, _ := streamMsgs(ctx, js, cfg.Stream)

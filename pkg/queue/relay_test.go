@@ -127,7 +127,7 @@ func TestRelayFlushBatches(t *testing.T) {
 	src, pub := newMemOutbox(), newFakePublisher()
 	var want []string
 	for i := range 250 {
-		id := queue.ProcessMsgID(fmt.Sprintf("L%03d", i), 1)
+		id := testMsgID(fmt.Sprintf("L%03d", i), 1)
 		src.add("intake.process.acme", id, "")
 		want = append(want, id)
 	}
@@ -234,7 +234,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	src := newMemOutbox()
 	for i := range 3 {
 		logID := fmt.Sprintf("L%d", i)
-		src.add(cfg.ProcessSubject("acme"), queue.ProcessMsgID(logID, 1), logID)
+		src.add(cfg.ProcessSubject("acme"), testMsgID(logID, 1), logID)
 	}
 	crashes := 1
 	src.FailMarksFunc = func() bool {

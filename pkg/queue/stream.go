@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -165,19 +164,6 @@ func (c Config) ProcessSubject(clientID string) string {
 // "<prefix>.deliver.<client_id>".
 func (c Config) DeliverSubject(clientID string) string {
 	return c.SubjectPrefix + ".deliver." + clientID
-}
-
-// ProcessMsgID is the Nats-Msg-Id of the attempt-th processing job of a
-// document: "<log_id>:process:<attempt>". Republishing the same job (outbox
-// relay retry, sweeper) reuses it, so JetStream drops the copy.
-func ProcessMsgID(logID string, attempt int) string {
-	return logID + ":process:" + strconv.Itoa(attempt)
-}
-
-// DeliverMsgID is the Nats-Msg-Id of a delivery job:
-// "<log_id>:deliver:<delivery_id>".
-func DeliverMsgID(logID, deliveryID string) string {
-	return logID + ":deliver:" + deliveryID
 }
 
 // Ensure creates the stream and both durable consumers, or updates them to

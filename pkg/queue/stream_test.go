@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -23,8 +24,6 @@ func TestDefaultConfig(t *testing.T) {
 	require.Equal(t, 2*time.Minute, cfg.Duplicates)
 	require.Equal(t, jetstream.FileStorage, cfg.Storage)
 	require.Empty(t, cfg.Processor.BackOff, "no server backoff: it distorts nak delays")
-	require.Equal(t, "L1:process:2", queue.ProcessMsgID("L1", 2))
-	require.Equal(t, "L1:deliver:d7", queue.DeliverMsgID("L1", "d7"))
 }
 
 func TestConfigValidate(t *testing.T) {
@@ -120,14 +119,14 @@ func TestPublishDedup(t *testing.T) {
 	pub := queue.NewPublisher(js, cfg.Stream)
 	subj := cfg.ProcessSubject("acme")
 
-	require.NoError(t, pub.Publish(t.Context(), subj, queue.ProcessMsgID("L1", 1), []byte("a")))
-	require.NoError(t, pub.Publish(t.Context(), subj, queue.ProcessMsgID("L1", 1), []byte("a")), "a duplicate is acked, not an error")
+	require.NoError(t, pub.Publish(t.Context(), subj, testMsgID("L1", 1), []byte("a")))
+	require.NoError(t, pub.Publish(t.Context(), subj, testMsgID("L1", 1), []byte("a")), "a duplicate is acked, not an error")
 	n, err := streamMsgs(t.Context(), js, cfg.Stream)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n, "same msg id twice: one message")
 
-	require.NoError(t, pub.Publish(t.Context(), subj, queue.ProcessMsgID("L1", 2), []byte("a")))
-	require.NoError(t, pub.Publish(t.Context(), cfg.DeliverSubject("acme"), queue.DeliverMsgID("L1", "d1"), []byte("b")))
+	require.NoError(t, pub.Publish(t.Context(), subj, testMsgID("L1", 2), []byte("a")))
+	require.NoError(t, pub.Publish(t.Context(), cfg.DeliverSubject("acme"), "deliver:d1", []byte("b")))
 	n, err = streamMsgs(t.Context(), js, cfg.Stream)
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
@@ -149,7 +148,7 @@ func TestStats(t *testing.T) {
 	cfg := queuetest.Ensure(t, js, nil)
 	pub := queue.NewPublisher(js, cfg.Stream)
 	for i := range 3 {
-		require.NoError(t, pub.Publish(t.Context(), cfg.ProcessSubject("acme"), queue.ProcessMsgID("L"+string(rune('a'+i)), 1), nil))
+		require.NoError(t, pub.Publish(t.Context(), cfg.ProcessSubject("acme"), testMsgID("L"+string(rune('a'+i)), 1), nil))
 	}
 	st, err := queue.Stats(t.Context(), js, cfg.Stream, cfg.Processor.Durable)
 	require.NoError(t, err)
@@ -172,3 +171,6 @@ func TestStats(t *testing.T) {
 	_, err = queue.Stats(t.Context(), js, cfg.Stream, "nope")
 	require.ErrorIs(t, err, jetstream.ErrConsumerNotFound)
 }
+
+// testMsgID is the dedup id pkg/jobs gives a document's n-th process job.
+func testMsgID(logID string, n int) string { return logID + ":process:" + strconv.Itoa(n) }
