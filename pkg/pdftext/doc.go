@@ -1,0 +1,35 @@
+// Package pdftext turns a PDF into layout text, page by page, the way
+// `pdftotext -layout` prints it, because that is the layout invoice2data
+// templates are written against.
+//
+// Three engines sit behind one Engine interface:
+//
+//   - pdftotext (poppler-utils) as a sandboxed subprocess: private input
+//     file, deadline with process-group kill, address-space and CPU limits
+//     via prlimit, capped output. The default where installed.
+//   - pdfium (go-pdfium in WebAssembly, pure Go): a warm pool of wasm
+//     instances with a capped linear memory and no filesystem; a deadline
+//     kills the instance. Layout text is rebuilt from character positions
+//     following DESIGN.md's layout rules (see layoutPage).
+//   - OCR with tesseract for pages without characters that hold an image,
+//     or for every page with Options.Engine "ocr".
+//
+// "auto" uses pdftotext when installed, otherwise pdfium, and retries a
+// document the first engine could not read with the other one.
+//
+// # Usage
+//
+//	eng, err := pdftext.New(pdftext.DefaultOptions())
+//	if err != nil { ... }
+//	defer eng.Close()
+//	text, err := eng.Extract(ctx, pdf)
+//	switch {
+//	case errors.Is(err, pdftext.ErrUnreadable), errors.Is(err, pdftext.ErrTimeout):
+//		// permanent: the same PDF fails the same way next time
+//	case err != nil:
+//		// context cancelled or an I/O problem on this machine
+//	}
+//	fmt.Print(text.String()) // pages separated by form feeds
+//
+// Tests build fixture PDFs with package pdftexttest.
+package pdftext
