@@ -58,16 +58,34 @@ func TestBuiltinTemplatesLoad(t *testing.T) {
 }
 
 func usesBacktracking(tpl *template.Template) bool {
-	for _, k := range append(append([]*template.Regex{}, tpl.Keywords...), tpl.ExcludeKeywords...) {
-		if k.Backtracking() {
-			return true
+	var all []*template.Regex
+	all = append(all, tpl.Keywords...)
+	all = append(all, tpl.ExcludeKeywords...)
+	for _, r := range tpl.Options.Replace {
+		all = append(all, r.Re)
+	}
+	addLines := func(l *template.LinesSpec) {
+		if l == nil {
+			return
+		}
+		for _, r := range l.Rules {
+			all = append(all, r.Start, r.End)
+			for _, set := range [][]*template.Regex{r.Line, r.FirstLine, r.LastLine, r.SkipLine} {
+				all = append(all, set...)
+			}
 		}
 	}
+	addLines(tpl.Lines)
 	for _, f := range tpl.Fields {
-		for _, r := range f.Regexes {
-			if r.Backtracking() {
-				return true
-			}
+		all = append(all, f.Regexes...)
+		addLines(f.Lines)
+	}
+	for _, tb := range tpl.Tables {
+		all = append(all, tb.Start, tb.End, tb.Body)
+	}
+	for _, r := range all {
+		if r != nil && r.Backtracking() {
+			return true
 		}
 	}
 	return false
