@@ -197,6 +197,17 @@ func (s *Store) SetDeliveryOutcome(ctx context.Context, id string, o DeliveryOut
 	return nil
 }
 
+// RescheduleDelivery makes a pending delivery that no attempt holds due at
+// at (the scheduler then republishes it). Other deliveries are left alone.
+func (s *Store) RescheduleDelivery(ctx context.Context, id string, at time.Time) error {
+	const q = `UPDATE deliveries SET next_attempt_at = $2, updated_at = now()
+		WHERE id = $1 AND outcome = 'pending' AND (leased_until IS NULL OR leased_until < now())`
+	if _, err := s.db.Exec(ctx, q, id, at); err != nil {
+		return translate(err, "reschedule delivery")
+	}
+	return nil
+}
+
 // ClaimDueDeliveries hands pending deliveries that are due, and whose client's
 // endpoint is enabled, to publish (up to limit, FOR UPDATE SKIP LOCKED so
 // several dispatchers share the work). Each gets a new claim number and is

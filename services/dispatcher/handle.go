@@ -54,13 +54,16 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	release, ok := d.limits.tryAcquire(job.GetClientId())
 	if !ok {
 		d.metrics.busy.Inc()
+		delay := jitter(d.tuning.BusyDelay*time.Duration(min(m.NumDelivered, 4)), 0.5)
 		if m.LastAttempt() {
-			// Do not let the broker drop it: the delivery row's
-			// next_attempt_at makes the scheduler republish it.
-			_, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop)
-			return err
+			// The broker would drop it now: hand it to the scheduler,
+			// which republishes it as a fresh message.
+			if _, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop); err != nil {
+				return err
+			}
+			return d.store.RescheduleDelivery(ctx, job.GetDeliveryId(), time.Now().Add(delay))
 		}
-		return queue.RetryAfter(jitter(d.tuning.BusyDelay, 0.5), errClientBusy)
+		return queue.RetryAfter(delay, errClientBusy)
 	}
 	defer release()
 

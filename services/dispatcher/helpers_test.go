@@ -67,7 +67,14 @@ func setup(t *testing.T, env map[string]string) *bundle {
 	_, b.js = queuetest.Connect(t, b.natsURL)
 	b.qcfg = queuetest.Ensure(t, b.js, nil)
 	b.s3cfg = objectstoretest.S3Config(t)
-	b.objs = objectstoretest.S3(t)
+	// The same bucket for the test's writes and the dispatcher (also when it
+	// runs as a process, configured through the environment).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	s3cfg := b.s3cfg
+	s3cfg.HTTPClient = &http.Client{Transport: tr}
+	b.objs, err = objectstore.NewS3(s3cfg)
+	require.NoError(t, err)
 	b.env = map[string]string{
 		"INTAKE_DATABASE_URL":               b.dbURL,
 		"INTAKE_NATS_URL":                   b.natsURL,
