@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/stretchr/testify/require"
+)
+
+func deliveryFixture(t *testing.T, s *store.Store, ctx context.Context) (document.Document, store.Delivery) {
+	t.Helper()
+	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", true))
+	d, job := newDoc("acme", "m-dlv", "pdf")
+	created, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	moved, err := s.Transition(ctx, store.Change{DocumentID: created.ID, From: document.StateReceived,
+		To: document.StateProcessedSuccess, Actor: "test"})
+	require.NoError(t, err)
+	dv, err := s.EnsureDelivery(ctx, store.Delivery{ID: "msg_1", DocumentID: moved.ID, ClientID: "acme", LogID: moved.LogID,
+		State: document.StateProcessedSuccess, Status: document.StatusSuccess}, time.Minute)
+	require.NoError(t, err)
+	return moved, dv
+}
+
+func TestDeliveryLifecycle(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	doc, dv := deliveryFixture(t, s, ctx)
+	require.Equal(t, store.DeliveryPending, dv.Outcome)
+	require.Equal(t, 1, dv.Claim)
+	again, err := s.EnsureDelivery(ctx, store.Delivery{ID: "msg_1", DocumentID: doc.ID, ClientID: "acme", LogID: doc.LogID,
+		State: document.StateDLQ, Status: document.StatusFailed}, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, document.StateProcessedSuccess, again.State, "an existing delivery is returned unchanged")
+
+	claimed, ok, err := s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 1, claimed.Attempts)
+	_, ok, err = s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	require.NoError(t, err)
+	require.False(t, ok, "a leased delivery is not claimed twice")
+
+	// A failed attempt: stored with a cleaned body prefix, retry scheduled.
+	body := strings.Repeat("x", 2000) + "\x00\xff"
+	next := time.Now().Add(-time.Second)
+	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 1, StatusCode: 500,
+		Latency: 15 * time.Millisecond, Error: "webhook answered 500", BodyPrefix: body}, Outcome: store.DeliveryPending,
+		CountFailure: true, NextAttempt: next})
+	require.NoError(t, err)
+	atts, err := s.DeliveryAttempts(ctx, "msg_1")
+	require.NoError(t, err)
+	require.Len(t, atts, 1)
+	require.Equal(t, 500, atts[0].StatusCode)
+	require.Len(t, atts[0].BodyPrefix, store.MaxBodyPrefix)
+	require.InDelta(t, 15*time.Millisecond, atts[0].Latency, float64(time.Millisecond))
+
+	// Due now: the scheduler claims it once, with a new claim number.
+	var published []store.Delivery
+	n, err := s.ClaimDueDeliveries(ctx, 10, time.Minute, func(_ context.Context, d store.Delivery) error {
+		published = append(published, d)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 2, published[0].Claim)
+	n, err = s.ClaimDueDeliveries(ctx, 10, time.Minute, func(context.Context, store.Delivery) error { return nil })
+	require.NoError(t, err)
+	require.Zero(t, n, "not due again before the backstop")
+
+	// Disabled clients' deliveries are not due.
+	require.NoError(t, s.RescheduleDelivery(ctx, "msg_1", time.Now().Add(-time.Second)))
+	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", false))
+	n, err = s.ClaimDueDeliveries(ctx, 10, time.Minute, func(context.Context, store.Delivery) error { return nil })
+	require.NoError(t, err)
+	require.Zero(t, n)
+	b, err := s.DeliveryBacklog(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, b.Pending)
+	require.Equal(t, 2, b.DisabledClients, "acme and globex (created disabled by setup)")
+	require.Equal(t, 1, b.WaitingOnDisable)
+	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", true))
+
+	// Success with the document's transition in the same transaction.
+	_, ok, err = s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	got, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: []store.Change{{DocumentID: doc.ID, From: document.StateProcessedSuccess,
+			To: document.StateSentSuccess, Actor: "dispatcher", Detail: "delivery msg_1 attempt 2"}}})
+	require.NoError(t, err)
+	require.Equal(t, store.DeliveryDelivered, got.Outcome)
+	require.NotNil(t, got.FinishedAt)
+	cur, err := s.Document(ctx, doc.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateSentSuccess, cur.State)
+	st, err := s.LastReportedState(ctx, doc.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateProcessedSuccess, st)
+}
+
+// A conflicting transition rolls back the attempt with it.
+func TestRecordAttemptConflictRollsBack(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	doc, _ := deliveryFixture(t, s, ctx)
+	_, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 1, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: []store.Change{{DocumentID: doc.ID, From: document.StateProcessedRejected,
+			To: document.StateSentRejected, Actor: "dispatcher"}}})
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	atts, err := s.DeliveryAttempts(ctx, "msg_1")
+	require.NoError(t, err)
+	require.Empty(t, atts)
+	dv, err := s.Delivery(ctx, "msg_1")
+	require.NoError(t, err)
+	require.Equal(t, store.DeliveryPending, dv.Outcome)
+}
