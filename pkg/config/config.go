@@ -171,7 +171,7 @@ var Vars = []Var{
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
-	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback/private/link-local addresses (dev and tests).", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
 	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client.", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
 	{"INTAKE_DISPATCHER_CONCURRENCY", "16", "Webhook calls in flight per dispatcher process.", integer(func(c *Config) *int { return &c.DispatcherConcurrency })},
 }
