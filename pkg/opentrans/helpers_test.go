@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
 	"github.com/docintake/docintake/pkg/order"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var genTime = time.Date(2024, 5, 13, 10, 15, 0, 0, time.FixedZone("CEST", 2*60*60))
 

@@ -60,7 +60,7 @@ type textField struct {
 // restore accepts a full-value note for f.
 func (f textField) restore(v string) bool {
 	t, cut := truncate(v, f.max)
-	if !cut || t != *f.ptr {
+	if !cut || strings.TrimSpace(t) != *f.ptr {
 		return false
 	}
 	*f.ptr = v
@@ -243,8 +243,7 @@ func (n notes) ordered(slots []slot) []string {
 	out := make([]string, 0, len(n))
 	for _, s := range slots {
 		if v, ok := n[s.label]; ok {
-			text, _ := truncate(s.label+": "+v, maxRemark)
-			out = append(out, text)
+			out = append(out, limit(s.label+": "+v, maxRemark))
 		}
 	}
 	return out

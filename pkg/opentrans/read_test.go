@@ -195,3 +195,32 @@ func TestRead_lenient(t *testing.T) {
 			DeliveryDate: d(2024, 6, 7)}},
 	}, o)
 }
+
+func TestRead_charsets(t *testing.T) {
+	t.Parallel()
+	doc := func(encoding string, name []byte) []byte {
+		return append(append([]byte(`<?xml version="1.0" encoding="`+encoding+`"?><ORDER><ORDER_HEADER><ORDER_INFO>`+
+			`<ORDER_ID>1</ORDER_ID><PARTIES><PARTY><PARTY_ID>B</PARTY_ID><PARTY_ROLE>buyer</PARTY_ROLE>`+
+			`<ADDRESS><NAME>`), name...), []byte(`</NAME></ADDRESS></PARTY></PARTIES></ORDER_INFO></ORDER_HEADER></ORDER>`)...)
+	}
+	tests := map[string]struct {
+		doc  []byte
+		name string
+	}{
+		"utf-8":                     {doc("UTF-8", []byte("Müller €")), "Müller €"},
+		"latin-1":                   {doc("ISO-8859-1", []byte{'M', 0xFC, 'l', 'l', 'e', 'r'}), "Müller"},
+		"latin-1 label, utf-8 body": {doc("ISO-8859-1", []byte("Müller")), "Müller"},
+		"windows-1252 euro":         {doc("windows-1252", []byte{'5', ' ', 0x80}), "5 €"},
+		"latin-9 euro":              {doc("ISO-8859-15", []byte{'5', ' ', 0xA4}), "5 €"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := read(t, tt.doc)
+			require.Equal(t, tt.name, o.Parties[0].Address.Name)
+		})
+	}
+	_, err := opentrans.Read(bytes.NewReader(doc("EBCDIC-US", []byte("x"))))
+	require.Error(t, err)
+	require.Equal(t, document.EINVALID, document.ErrorKind(err))
+}

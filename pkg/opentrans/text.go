@@ -53,6 +53,13 @@ func truncate(s string, n int) (string, bool) {
 	return s[:i], true
 }
 
+// limit truncates s to n characters and trims what the cut exposed, so that
+// the reader (which trims) gets back exactly what was written.
+func limit(s string, n int) string {
+	t, _ := truncate(s, n)
+	return strings.TrimSpace(t)
+}
+
 // cleanToken keeps the ASCII letters and digits of an attribute value such as
 // a party id type, so that it matches the schema's `\w{1,250}` alternative
 // in every XSD processor (XSD's \w excludes '_' and '-'); the schema's own

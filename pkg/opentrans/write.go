@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -244,7 +245,7 @@ func (b *builder) control() *node {
 	if t := b.opts.GenerationTime; !t.IsZero() && t.Year() >= 1 && t.Year() <= 9999 {
 		gen = leaf("GENERATION_DATE", t.Format("2006-01-02T15:04:05Z07:00"))
 	}
-	g, _ := truncate(clean(b.opts.Generator), 250)
+	g := limit(clean(b.opts.Generator), 250)
 	return el("CONTROL_INFO", leaf("GENERATOR_INFO", g), gen)
 }
 
@@ -254,6 +255,8 @@ func (b *builder) field(f textField, key string, ns notes) string {
 	v := clean(*f.ptr)
 	t, cut := truncate(v, f.max)
 	if cut {
+		// Trimmed again so that the reader, which trims, sees the same text.
+		t = strings.TrimSpace(t)
 		ns.add(noteFullValue+key, v)
 	}
 	return t
@@ -316,7 +319,7 @@ func (b *builder) remarks(notes, remarks []string) []*node {
 		out = append(out, leaf("REMARKS", n, "type", b.k.remarkType))
 	}
 	for _, r := range remarks {
-		r, _ = truncate(clean(r), maxRemark)
+		r = limit(clean(r), maxRemark)
 		out = append(out, leaf("REMARKS", r, "type", b.k.remarkType))
 	}
 	return out
@@ -361,8 +364,7 @@ func (b *builder) parties() (*node, refs, []int, error) {
 
 	used := make(map[string]bool)
 	for _, p := range ps {
-		id, _ := truncate(clean(p.ID), 250)
-		used[id] = true
+		used[limit(clean(p.ID), 250)] = true
 	}
 	list := &node{name: "PARTIES"}
 	var r refs
@@ -556,7 +558,7 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 		ns.add(noteDeliveryDate, it.DeliveryDate.String())
 		delivery = nil
 	}
-	long, _ := truncate(clean(it.LongDescription), 64000)
+	long := limit(clean(it.LongDescription), 64000)
 	// PRODUCT_ID is mandatory even when the line names no article.
 	pid := &node{name: "PRODUCT_ID"}
 	pid.add(

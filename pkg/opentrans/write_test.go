@@ -426,6 +426,7 @@ func TestWrite_lengthLimits(t *testing.T) {
 	o.ID = long(300)
 	o.Parties[0].Address.Name = long(60)
 	o.Parties[0].Address.Zip = long(21)
+	o.Parties[0].Address.Street = strings.Repeat("s", 49) + "  Hof 3" // the cut ends in a space
 	o.Parties[3].Address.Lines = []string{"short", long(251)}
 	o.Items[0].Position = long(51)
 	o.Items[0].SupplierArticleID = long(33)
@@ -438,6 +439,7 @@ func TestWrite_lengthLimits(t *testing.T) {
 		require.Equal(t, strings.Repeat("ä", n), v, path)
 	}
 	require.Equal(t, []string{"short", strings.Repeat("ä", 250)}, texts(t, doc, "PARTY/ADDRESS/ADDRESS_REMARKS"))
+	require.Contains(t, string(doc), "<bmecat:STREET>"+strings.Repeat("s", 49)+"</bmecat:STREET>")
 	require.Contains(t, texts(t, doc, "ORDER_INFO/REMARKS"), "Full value of bmecat:NAME of PARTY 1: "+long(60))
 	require.Contains(t, texts(t, doc, "ORDER_ITEM/REMARKS"), "Full value of bmecat:SUPPLIER_PID: "+long(33))
 	require.Equal(t, o, read(t, doc), "notes restore the full values")
