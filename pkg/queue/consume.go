@@ -113,6 +113,11 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	prefetch := max(opts.Prefetch, 1)
 
 	iter, err := cons.Messages(jetstream.PullMaxMessages(prefetch),
+		// A stopped iterator's pull request lives on in the server until it
+		// expires, and the server keeps routing messages (and our shutdown
+		// naks) to it while our connection is open; a short expiry bounds
+		// that to seconds instead of the default 30 s.
+		jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(2*time.Second),
 		// Missed heartbeats are handled inside the iterator (it re-pulls);
 		// reporting them would only make Next return early.
 		jetstream.WithMessagesErrOnMissingHeartbeat(false))
@@ -124,37 +129,28 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	// hardStop once the grace period is over.
 	workCtx, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
-	loopDone := make(chan struct{})
-	defer close(loopDone)
-	go func() {
-		select {
-		case <-ctx.Done():
-			iter.Drain() // Next returns what is buffered, then ErrMsgIteratorClosed
-		case <-loopDone:
-		}
-	}()
-
 	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
 	var iterErr error
-	for {
-		acquired := false
-		if ctx.Err() == nil {
-			select {
-			case slots <- struct{}{}:
-				acquired = true
-			case <-ctx.Done():
-			}
+	for ctx.Err() == nil {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			continue
 		}
-		msg, err := iter.Next()
+		if ctx.Err() != nil { // select picks at random when both are ready
+			<-slots
+			break
+		}
+		// NextContext: a soft stop must not wait for the next message.
+		msg, err := iter.Next(jetstream.NextContext(ctx))
 		if err != nil {
-			if acquired {
-				<-slots
+			<-slots
+			if ctx.Err() != nil {
+				break
 			}
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				if ctx.Err() == nil && iterErr == nil {
-					iterErr = err // closed under us: connection closed
-				}
+				iterErr = err // closed under us: connection closed, consumer deleted
 				break
 			}
 			// Terminal iterator errors (consumer deleted, ...) stop the
@@ -163,17 +159,15 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 			iter.Stop()
 			continue
 		}
-		if !acquired || ctx.Err() != nil { // pulled during shutdown: give it to a peer
-			if acquired {
-				<-slots
-			}
-			c.settleShutdown(msg)
-			continue
-		}
 		inflight.Go(func() {
 			defer func() { <-slots }()
 			c.handle(workCtx, msg)
 		})
+	}
+	if ctx.Err() != nil {
+		c.returnPrefetched(iter)
+	} else {
+		iter.Stop()
 	}
 
 	finished := make(chan struct{})
@@ -356,6 +350,27 @@ func (c *consumer) settle(msg jetstream.Msg, d Delivery, s settlement) {
 }
 
 // settleShutdown returns a message pulled during shutdown, unprocessed.
+// returnPrefetched hands messages pulled but not started back to the
+// stream. They are collected first and nak'ed only after the iterator is
+// stopped: while our pull request is open the server would deliver a nak'ed
+// message straight back to us instead of to a peer.
+func (c *consumer) returnPrefetched(iter jetstream.MessagesContext) {
+	var held []jetstream.Msg
+	for {
+		// Buffered messages come back at once; the short wait only bounds
+		// the case where none are left.
+		msg, err := iter.Next(jetstream.NextMaxWait(20 * time.Millisecond))
+		if err != nil {
+			break
+		}
+		held = append(held, msg)
+	}
+	iter.Stop()
+	for _, msg := range held {
+		c.settleShutdown(msg)
+	}
+}
+
 func (c *consumer) settleShutdown(msg jetstream.Msg) {
 	if err := msg.Nak(); err != nil {
 		c.logger.Warn("nak on shutdown failed", zap.String("subject", msg.Subject()), zap.Error(err))

@@ -185,6 +185,16 @@ func TestConsumeSoftStopFinishesInFlight(t *testing.T) {
 	<-started
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
+	// While L1 still runs, the loop sees the cancellation and naks the three
+	// buffered messages: only L1 stays pending. (Releasing L1 first would let
+	// the loop take L2 as ordinary work before it sees the cancellation.)
+	waitFor(t, 10*time.Second, func() error {
+		st, err := queue.Stats(t.Context(), b.js, b.cfg.Stream, "processor")
+		if err == nil && st.AckPending != 1 {
+			err = fmt.Errorf("ack pending %d, want 1 (L1)", st.AckPending)
+		}
+		return err
+	})
 	close(release)
 	require.NoError(t, recv(t, stopped))
 	require.Equal(t, "<nil>", ctxErr.Load(), "soft stop does not cancel the handler")
@@ -355,18 +365,33 @@ func TestConsumeArguments(t *testing.T) {
 
 func TestConsumeShutdownReturnsPrefetched(t *testing.T) {
 	t.Parallel()
-	b := setupConsume(t, nil) // AckWait 30s: only a Nak frees prefetched messages quickly
+	// Two workers on their own connections, as two processes would be. The
+	// first stops while it holds prefetched, unstarted messages: it naks
+	// them after stopping its iterator and closes its connection, so the
+	// peer gets them at once (AckWait is 30 s: only the nak explains a quick
+	// handover).
+	srv := queuetest.Server(t)
+	nc1, js1 := queuetest.Connect(t, srv.ClientURL())
+	_, js2 := queuetest.Connect(t, srv.ClientURL())
+	cfg := queuetest.Ensure(t, js1, nil)
+	b := &consumeBundle{js: js1, cfg: cfg, pub: queue.NewPublisher(js1, cfg.Stream)}
+	var err error
+	b.cons, err = js1.Consumer(t.Context(), cfg.Stream, cfg.Processor.Durable)
+	require.NoError(t, err)
 	b.publish(t, "L1", "L2", "L3", "L4")
-	started, release := make(chan struct{}, 4), make(chan struct{})
-	h := func(context.Context, queue.Delivery) error {
-		started <- struct{}{}
+	started, release := make(chan string, 4), make(chan struct{})
+	h := func(_ context.Context, d queue.Delivery) error {
+		started <- string(d.Data)
 		<-release
 		return nil
 	}
 	opts := b.opts(t)
 	opts.Prefetch = 3
-	stop := startConsume(t, b.cons, 1, h, opts)
-	recv(t, started)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- queue.Consume(ctx, b.cons, 1, h, opts) }()
+	first := recv(t, started)
 	// Wait until the client holds the other messages in its buffer.
 	waitFor(t, 10*time.Second, func() error {
 		st, err := queue.Stats(t.Context(), b.js, b.cfg.Stream, "processor")
@@ -375,17 +400,27 @@ func TestConsumeShutdownReturnsPrefetched(t *testing.T) {
 		}
 		return err
 	})
-	stopped := make(chan error, 1)
-	go func() { stopped <- stop() }()
-	close(release)
+	cancel()       // soft stop first, so the freed slot cannot take new work
+	close(release) // the running handler finishes and is acked
 	require.NoError(t, recv(t, stopped))
+	require.Empty(t, started, "no prefetched message was started after the stop")
+	nc1.Close()
 
+	cons2, err := js2.Consumer(t.Context(), cfg.Stream, cfg.Processor.Durable)
+	require.NoError(t, err)
 	h2, got := deliveries(func(queue.Delivery) error { return nil })
-	startConsume(t, b.cons, 3, h2, b.opts(t))
+	startConsume(t, cons2, 3, h2, b.opts(t))
 	seen := map[string]bool{}
-	for range 3 {
-		seen[string(recv(t, got).Data)] = true
+	deadline := time.After(15 * time.Second) // well below AckWait (30 s)
+	for len(seen) < 3 {
+		select {
+		case d := <-got:
+			seen[string(d.Data)] = true
+		case <-deadline:
+			t.Fatalf("only %v came back", seen)
+		}
 	}
-	require.Len(t, seen, 3, "the three unstarted messages come back at once")
-	waitFor(t, 10*time.Second, wantMsgs(t.Context(), b.js, b.cfg.Stream, 0))
+	require.NotContains(t, seen, first, "the started message was acked")
+	require.Len(t, seen, 3)
+	waitFor(t, 10*time.Second, wantMsgs(t.Context(), js2, b.cfg.Stream, 0))
 }
