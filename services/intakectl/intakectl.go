@@ -5,7 +5,6 @@ package intakectl
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,30 +76,24 @@ func newFlags(name string, env Env) *flag.FlagSet {
 
 // parseFlags parses args allowing flags after positional arguments
 // (`intakectl extract FILE --output xml`), which the flag package alone
-// does not. It returns the positional arguments, or ok=false after printing
-// the problem (exit code 2).
+// does not. It returns the positional arguments, or ok=false after the flag
+// set printed the problem (exit code 2).
 func parseFlags(fs *flag.FlagSet, args []string) (rest []string, ok bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, false
-			}
 			return nil, false
 		}
 		args = fs.Args()
+		// Take positional arguments up to the next flag, then parse again.
+		for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			rest = append(rest, args[0])
+			args = args[1:]
+		}
 		if len(args) == 0 {
 			return rest, true
 		}
 		if args[0] == "--" {
 			return append(rest, args[1:]...), true
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-		if len(args) == 0 {
-			return rest, true
-		}
-		if !strings.HasPrefix(args[0], "-") {
-			continue
 		}
 	}
 }

@@ -41,7 +41,6 @@ func repoRoot(t testing.TB) string {
 
 type system struct {
 	url  string
-	nats string
 	stop func() error
 }
 
