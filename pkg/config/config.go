@@ -27,6 +27,7 @@ type Config struct {
 	ClientsFile     string
 	TemplatesDir    string
 	MaxUploadBytes  int64
+	OpsToken        string
 	LogLevel        string
 	ShutdownTimeout time.Duration
 
@@ -156,6 +157,7 @@ var Vars = []Var{
 		c.MaxUploadBytes = n
 		return nil
 	}},
+	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (pdftotext if installed, else pdfium), pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},

@@ -1,0 +1,423 @@
+package ingest
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/labstack/echo/v4"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+)
+
+//go:embed templates/*.html templates/*.css
+var opsFiles embed.FS
+
+// OpsConfig configures the ops console.
+type OpsConfig struct {
+	// Token is the console's bearer token (INTAKE_OPS_TOKEN). Browsers log
+	// in with it once and then carry a cookie derived from it; an empty
+	// token leaves the console off.
+	Token string
+	// Stream and Consumers name the JetStream stream and the durable
+	// consumers whose backlog the console shows. Consumers defaults to
+	// processor and dispatcher.
+	Stream    string
+	Consumers []string
+	// SubjectPrefix is where re-queued and re-delivered jobs go.
+	SubjectPrefix string
+	// Refresh is the pages' auto-refresh interval. Defaults to 10s.
+	Refresh time.Duration
+	// DLQLimit caps the DLQ list. Defaults to 200.
+	DLQLimit int
+}
+
+// ops is the console: server-rendered pages, no JavaScript, so it works
+// through any proxy and needs no build step.
+type ops struct {
+	cfg     OpsConfig
+	store   *store.Store
+	js      jetstream.JetStream // nil: queue section says so
+	logger  *zap.Logger
+	pages   map[string]*template.Template
+	session string // cookie value that proves a login
+	csrf    string // form field that proves a form came from the console
+}
+
+const (
+	opsCookie = "docintake_ops"
+	opsActor  = "operator:ops-console"
+)
+
+// EnableOps mounts the ops console under /ops/ with its own token (never a
+// client token). Call it once, before Run. Does nothing when cfg.Token is
+// empty.
+func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStream) {
+	if cfg.Token == "" {
+		return
+	}
+	if st == nil {
+		panic("ingest.EnableOps: nil store")
+	}
+	if len(cfg.Consumers) == 0 {
+		cfg.Consumers = []string{"processor", "dispatcher"}
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = 10 * time.Second
+	}
+	if cfg.DLQLimit <= 0 {
+		cfg.DLQLimit = 200
+	}
+	if cfg.SubjectPrefix == "" {
+		cfg.SubjectPrefix = s.cfg.SubjectPrefix
+	}
+	o := &ops{cfg: cfg, store: st, js: js, logger: s.logger.Named("ops"), pages: parsePages(),
+		session: derive(cfg.Token, "session"), csrf: derive(cfg.Token, "csrf")}
+	o.routes(s.echo)
+}
+
+// derive makes the cookie and the CSRF value from the token with HMAC, so
+// neither reveals the token and rotating the token logs everyone out.
+func derive(token, purpose string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("docintake ops " + purpose))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (o *ops) routes(e *echo.Echo) {
+	g := e.Group("/ops", o.headers)
+	g.GET("", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/ops/") })
+	g.GET("/static/ops.css", o.handleCSS)
+	g.GET("/login", o.handleLoginForm)
+	g.POST("/login", o.handleLogin)
+	g.POST("/logout", o.handleLogout)
+	g.GET("/", o.handleIndex, o.auth)
+	g.GET("/documents", o.handleFind, o.auth)
+	g.GET("/documents/:log_id", o.handleDocument, o.auth)
+	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.checkCSRF)
+	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.checkCSRF)
+	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.checkCSRF)
+}
+
+// headers keep the pages out of caches and frames and allow nothing but our
+// own stylesheet and forms.
+func (o *ops) headers(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		return next(c)
+	}
+}
+
+func (o *ops) authenticated(c echo.Context) (viaCookie, ok bool) {
+	if tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
+		return false, subtle.ConstantTimeCompare([]byte(tok), []byte(o.cfg.Token)) == 1
+	}
+	if ck, err := c.Cookie(opsCookie); err == nil {
+		return true, subtle.ConstantTimeCompare([]byte(ck.Value), []byte(o.session)) == 1
+	}
+	return false, false
+}
+
+func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		viaCookie, ok := o.authenticated(c)
+		if !ok {
+			if c.Request().Method == http.MethodGet && strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
+				return c.Redirect(http.StatusSeeOther, "/ops/login")
+			}
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="docintake ops"`)
+			return c.String(http.StatusUnauthorized, "unauthorized: INTAKE_OPS_TOKEN as bearer token, or log in at /ops/login\n")
+		}
+		c.Set("ops_cookie", viaCookie)
+		return next(c)
+	}
+}
+
+// checkCSRF: a browser sends the cookie with any form posted to us, also
+// from another site's page; only our own pages know the CSRF value. Bearer
+// requests are not sent by browsers on their own and need no check.
+func (o *ops) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if viaCookie, _ := c.Get("ops_cookie").(bool); viaCookie &&
+			subtle.ConstantTimeCompare([]byte(c.FormValue("csrf")), []byte(o.csrf)) != 1 {
+			return o.render(c, http.StatusForbidden, "error", map[string]any{"Message": "The form is stale; reload the page and try again."})
+		}
+		return next(c)
+	}
+}
+
+func (o *ops) handleCSS(c echo.Context) error {
+	b, err := opsFiles.ReadFile("templates/ops.css")
+	if err != nil {
+		return fmt.Errorf("ops css: %w", err)
+	}
+	c.Response().Header().Set("Cache-Control", "max-age=300")
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", b)
+}
+
+func (o *ops) handleLoginForm(c echo.Context) error {
+	return o.render(c, http.StatusOK, "login", map[string]any{})
+}
+
+func (o *ops) handleLogin(c echo.Context) error {
+	if subtle.ConstantTimeCompare([]byte(c.FormValue("token")), []byte(o.cfg.Token)) != 1 {
+		o.logger.Warn("ops login failed", zap.String("remote", c.RealIP()))
+		return o.render(c, http.StatusUnauthorized, "login", map[string]any{"Failed": true})
+	}
+	c.SetCookie(&http.Cookie{Name: opsCookie, Value: o.session, Path: "/ops/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: 12 * 3600})
+	return c.Redirect(http.StatusSeeOther, "/ops/")
+}
+
+func (o *ops) handleLogout(c echo.Context) error {
+	c.SetCookie(&http.Cookie{Name: opsCookie, Value: "", Path: "/ops/", HttpOnly: true, MaxAge: -1})
+	return c.Redirect(http.StatusSeeOther, "/ops/login")
+}
+
+// stateCount is one row of the documents-by-state table.
+type stateCount struct {
+	State document.State
+	Count int
+}
+
+// consumerRow is one row of the queue table.
+type consumerRow struct {
+	queue.ConsumerStats
+	Name      string
+	OldestAge time.Duration // 0: nothing pending
+	Err       string
+}
+
+func (o *ops) handleIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	sum, err := o.store.OpsSummary(ctx)
+	if err != nil {
+		return o.fail(c, err)
+	}
+	dlq, err := o.store.OpsDocuments(ctx, document.StateDLQ, o.cfg.DLQLimit)
+	if err != nil {
+		return o.fail(c, err)
+	}
+	recent, err := o.store.OpsRecentDocuments(ctx, 20)
+	if err != nil {
+		return o.fail(c, err)
+	}
+	var states []stateCount
+	for _, st := range document.States {
+		if st != document.StateUnknown {
+			states = append(states, stateCount{st, sum.States[st]})
+		}
+	}
+	return o.render(c, http.StatusOK, "index", map[string]any{
+		"Summary":   sum,
+		"States":    states,
+		"Consumers": queueStats(ctx, o.js, o.cfg.Stream, o.cfg.Consumers),
+		"DLQ":       dlq,
+		"DLQTotal":  sum.States[document.StateDLQ],
+		"Recent":    recent,
+		"Done":      doneMessage(c),
+	})
+}
+
+// queueStats reads every consumer's counters and the age of its oldest
+// undelivered message; a consumer that cannot be read gets its error
+// instead of failing the page.
+func queueStats(ctx context.Context, js jetstream.JetStream, stream string, consumers []string) []consumerRow {
+	out := make([]consumerRow, 0, len(consumers))
+	for _, name := range consumers {
+		row := consumerRow{Name: name}
+		if js == nil {
+			row.Err = "not connected to NATS"
+			out = append(out, row)
+			continue
+		}
+		st, err := queue.Stats(ctx, js, stream, name)
+		if err != nil {
+			row.Err = err.Error()
+			out = append(out, row)
+			continue
+		}
+		row.ConsumerStats = st
+		if at, ok, err := queue.OldestPending(ctx, js, stream, name); err != nil {
+			row.Err = err.Error()
+		} else if ok {
+			row.OldestAge = max(time.Since(at), 0)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func (o *ops) handleFind(c echo.Context) error {
+	id := strings.TrimSpace(c.QueryParam("log_id"))
+	if id == "" {
+		return c.Redirect(http.StatusSeeOther, "/ops/")
+	}
+	return c.Redirect(http.StatusSeeOther, "/ops/documents/"+url.PathEscape(id))
+}
+
+// deliveryView is a delivery with its attempts.
+type deliveryView struct {
+	store.Delivery
+	Calls []store.DeliveryAttempt
+}
+
+func (o *ops) handleDocument(c echo.Context) error {
+	ctx := c.Request().Context()
+	d, err := o.store.DocumentByLogIDAnyClient(ctx, c.Param("log_id"))
+	if err != nil {
+		return o.fail(c, err)
+	}
+	events, err := o.store.Events(ctx, d.ID)
+	if err != nil {
+		return o.fail(c, err)
+	}
+	dels, err := o.store.Deliveries(ctx, d.ID)
+	if err != nil {
+		return o.fail(c, err)
+	}
+	views := make([]deliveryView, 0, len(dels))
+	for _, dv := range dels {
+		atts, err := o.store.DeliveryAttempts(ctx, dv.ID)
+		if err != nil {
+			return o.fail(c, err)
+		}
+		views = append(views, deliveryView{dv, atts})
+	}
+	_, hasStatus := document.StatusFor(d.State)
+	return o.render(c, http.StatusOK, "document", map[string]any{
+		"Doc":          d,
+		"Events":       events,
+		"Deliveries":   views,
+		"CanRequeue":   d.State == document.StateDLQ,
+		"CanRedeliver": hasStatus || len(dels) > 0,
+		"Done":         doneMessage(c),
+	})
+}
+
+// handleAction runs one operator action and redirects to the document
+// (post/redirect/get, so a refresh never repeats the action).
+func (o *ops) handleAction(done string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		d, err := o.store.DocumentByLogIDAnyClient(ctx, c.Param("log_id"))
+		if err != nil {
+			return o.fail(c, err)
+		}
+		switch done {
+		case "requeued":
+			_, err = system.RequeueDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+		case "given-up":
+			_, err = system.GiveUpDocument(ctx, o.store, d, opsActor)
+		case "redelivered":
+			_, err = system.RedeliverDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+		}
+		if err != nil {
+			return o.fail(c, err)
+		}
+		o.logger.Info("ops action", zap.String("action", done), zap.String("log_id", d.LogID),
+			zap.String("client_id", d.ClientID), zap.String("from_state", string(d.State)))
+		return c.Redirect(http.StatusSeeOther, "/ops/documents/"+url.PathEscape(d.LogID)+"?done="+done)
+	}
+}
+
+// doneMessage turns the redirect's ?done= into a fixed sentence; the query
+// value itself is never shown.
+func doneMessage(c echo.Context) string {
+	switch c.QueryParam("done") {
+	case "requeued":
+		return "Re-queued: a new process job is in the outbox."
+	case "given-up":
+		return "Given up: the document is finished_with_failure."
+	case "redelivered":
+		return "Redelivery queued under a new webhook-id."
+	}
+	return ""
+}
+
+// fail renders an error page with the status the API would use.
+func (o *ops) fail(c echo.Context, err error) error {
+	status := http.StatusInternalServerError
+	switch document.ErrorKind(err) {
+	case document.ENOTFOUND:
+		status = http.StatusNotFound
+	case document.ECONFLICT:
+		status = http.StatusConflict
+	case document.EINVALID:
+		status = http.StatusUnprocessableEntity
+	case document.EUNAVAILABLE:
+		status = http.StatusServiceUnavailable
+	}
+	msg := "internal error (see the ingest log)"
+	if e, ok := document.AsError(err); ok && status != http.StatusInternalServerError {
+		msg = e.Message
+	} else {
+		o.logger.Error("ops page failed", zap.String("route", c.Path()), zap.Error(err))
+	}
+	return o.render(c, status, "error", map[string]any{"Message": msg})
+}
+
+func (o *ops) render(c echo.Context, status int, page string, data map[string]any) error {
+	data["CSRF"] = o.csrf
+	data["Refresh"] = int(o.cfg.Refresh.Seconds())
+	data["Now"] = time.Now().UTC()
+	data["Page"] = page
+	var b strings.Builder
+	if err := o.pages[page].ExecuteTemplate(&b, "layout", data); err != nil {
+		return fmt.Errorf("render %s: %w", page, err)
+	}
+	return c.HTML(status, b.String())
+}
+
+// parsePages parses every page together with the shared layout. The
+// templates are embedded, so a parse error is a build error: panic.
+func parsePages() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"age": func(d time.Duration) string {
+			switch {
+			case d <= 0:
+				return "–"
+			case d < time.Second:
+				return d.Round(time.Millisecond).String()
+			default:
+				return d.Round(time.Second).String()
+			}
+		},
+		"since": func(t time.Time) string {
+			if t.IsZero() {
+				return "–"
+			}
+			return time.Since(t).Round(time.Second).String()
+		},
+		"sinceAt": func(now, t time.Time) string {
+			if t.IsZero() {
+				return "–"
+			}
+			return now.Sub(t).Round(time.Second).String()
+		},
+		"ts": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"ms": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	}
+	pages := map[string]*template.Template{}
+	for _, p := range []string{"index", "document", "login", "error"} {
+		pages[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(opsFiles, "templates/layout.html", "templates/"+p+".html"))
+	}
+	return pages
+}

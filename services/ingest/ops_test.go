@@ -1,0 +1,310 @@
+package ingest_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/queue/queuetest"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/docintake/docintake/services/ingest"
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+)
+
+const opsToken = "ops-secret-token"
+
+type opsBundle struct {
+	url  string
+	st   *store.Store
+	js   jetstream.JetStream
+	qcfg queue.Config
+}
+
+// setupOps serves the API with the console on an httptest server; the
+// auto-refresh is long so a reload never races the browser test's clicks.
+func setupOps(t *testing.T, token string) *opsBundle {
+	t.Helper()
+	st := storetest.Store(t)
+	js := queuetest.JetStream(t)
+	qcfg := queuetest.Ensure(t, js, nil)
+	objs, err := objectstore.NewFS(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme"}, store.TokenHash("tok-acme")))
+	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"contoso-po": nil}, nil,
+		zaptest.NewLogger(t), prometheus.NewRegistry(), observability.NewHealth())
+	srv.EnableOps(ingest.OpsConfig{Token: token, Stream: qcfg.Stream, Refresh: 10 * time.Minute}, st, js)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &opsBundle{url: hs.URL, st: st, js: js, qcfg: qcfg}
+}
+
+// dlqDocument stores an uploaded document and moves it to dlq the way the
+// processor does after an unreadable PDF.
+func dlqDocument(t *testing.T, st *store.Store, prefix, messageID string) document.Document {
+	t.Helper()
+	ctx := t.Context()
+	d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: messageID,
+		FileSHA256: make([]byte, 32), FileSize: 1234, Filename: "po.pdf", Subject: "PO " + messageID,
+		Template: "contoso-po", SourcePath: "s3://docintake/sources/x.pdf"}
+	job := jobs.Process(prefix, d, 1, time.Now())
+	d, created, err := st.CreateDocument(ctx, d, store.OutboxRow{Subject: job.Subject, MsgID: job.MsgID, Payload: job.Payload})
+	require.NoError(t, err)
+	require.True(t, created)
+	_, err = st.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateDLQ,
+		Actor: "processor", Detail: "pdftext: no text layer and OCR found no words"})
+	require.NoError(t, err)
+	return d
+}
+
+func opsRequest(t *testing.T, method, u, token string, form url.Values, header ...string) *http.Response {
+	t.Helper()
+	var body *strings.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	} else {
+		body = strings.NewReader("")
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
+	require.NoError(t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	// Redirects are part of what is checked.
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = res.Body.Close() })
+	return res
+}
+
+func readBody(t *testing.T, res *http.Response) string {
+	t.Helper()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := res.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}
+
+func TestOpsAuth(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t, opsToken)
+	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-auth")
+	requeue := b.url + "/ops/documents/" + d.LogID + "/requeue"
+
+	tests := []struct {
+		name     string
+		method   string
+		url      string
+		token    string
+		form     url.Values
+		header   []string
+		status   int
+		location string
+	}{
+		{name: "no token, API client", method: "GET", url: b.url + "/ops/", status: http.StatusUnauthorized},
+		{name: "no token, browser goes to the login page", method: "GET", url: b.url + "/ops/",
+			header: []string{"Accept", "text/html"}, status: http.StatusSeeOther, location: "/ops/login"},
+		{name: "a client token is not an ops token", method: "GET", url: b.url + "/ops/", token: "tok-acme", status: http.StatusUnauthorized},
+		{name: "ops token", method: "GET", url: b.url + "/ops/", token: opsToken, status: http.StatusOK},
+		{name: "login page is public", method: "GET", url: b.url + "/ops/login", status: http.StatusOK},
+		{name: "wrong login", method: "POST", url: b.url + "/ops/login", form: url.Values{"token": {"nope"}}, status: http.StatusUnauthorized},
+		{name: "action without token", method: "POST", url: requeue, form: url.Values{}, status: http.StatusUnauthorized},
+		{name: "unknown document", method: "GET", url: b.url + "/ops/documents/nope", token: opsToken, status: http.StatusNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := opsRequest(t, tc.method, tc.url, tc.token, tc.form, tc.header...)
+			require.Equal(t, tc.status, res.StatusCode)
+			if tc.location != "" {
+				require.Equal(t, tc.location, res.Header.Get("Location"))
+			}
+		})
+	}
+
+	t.Run("cookie login needs the CSRF field for actions", func(t *testing.T) {
+		t.Parallel()
+		res := opsRequest(t, "POST", b.url+"/ops/login", "", url.Values{"token": {opsToken}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		cookies := res.Cookies()
+		require.Len(t, cookies, 1)
+		ck := cookies[0]
+		require.True(t, ck.HttpOnly)
+		require.Equal(t, http.SameSiteStrictMode, ck.SameSite)
+		require.NotContains(t, ck.Value, opsToken, "the cookie must not carry the token itself")
+		cookie := ck.Name + "=" + ck.Value
+
+		page := opsRequest(t, "GET", b.url+"/ops/", "", nil, "Cookie", cookie)
+		require.Equal(t, http.StatusOK, page.StatusCode)
+		require.Contains(t, page.Header.Get("Content-Security-Policy"), "default-src 'none'")
+
+		forged := opsRequest(t, "POST", requeue, "", url.Values{"csrf": {"forged"}}, "Cookie", cookie)
+		require.Equal(t, http.StatusForbidden, forged.StatusCode)
+		got, err := b.st.Document(t.Context(), d.ID)
+		require.NoError(t, err)
+		require.Equal(t, document.StateDLQ, got.State, "a forged form must not act")
+	})
+
+	t.Run("off without a token", func(t *testing.T) {
+		t.Parallel()
+		off := setupOps(t, "")
+		res := opsRequest(t, "GET", off.url+"/ops/", "anything", nil)
+		require.Equal(t, http.StatusNotFound, res.StatusCode)
+	})
+}
+
+func TestOpsActions(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t, opsToken)
+	ctx := t.Context()
+	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-actions")
+
+	page := readBody(t, opsRequest(t, "GET", b.url+"/ops/", opsToken, nil))
+	require.Contains(t, page, `id="dlq-`+d.LogID+`"`)
+	require.Contains(t, page, "no text layer and OCR found no words", "the DLQ list shows the last error")
+
+	res := opsRequest(t, "POST", b.url+"/ops/documents/"+d.LogID+"/requeue", opsToken, url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/ops/documents/"+d.LogID+"?done=requeued", res.Header.Get("Location"))
+
+	got, err := b.st.Document(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateReceived, got.State)
+	p, err := b.st.Processing(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, p.ProcessSeq, "the re-queue is attempt 2 of the document")
+	var msgIDs []string
+	_, err = b.st.RelayOutbox(ctx, 10, func(_ context.Context, m store.OutboxRow) error {
+		msgIDs = append(msgIDs, m.MsgID)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{d.LogID + ":process:1", d.LogID + ":process:2"}, msgIDs)
+
+	// Requeueing again is a conflict, not a second job.
+	res = opsRequest(t, "POST", b.url+"/ops/documents/"+d.LogID+"/requeue", opsToken, url.Values{})
+	require.Equal(t, http.StatusConflict, res.StatusCode)
+
+	// A dlq document's client was told "failed"; redeliver repeats that
+	// under a new webhook-id.
+	d2 := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-redeliver")
+	res = opsRequest(t, "POST", b.url+"/ops/documents/"+d2.LogID+"/redeliver", opsToken, url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	dels, err := b.st.Deliveries(ctx, d2.ID)
+	require.NoError(t, err)
+	require.Len(t, dels, 1)
+	require.Equal(t, document.Status("failed"), dels[0].Status)
+
+	detail := readBody(t, opsRequest(t, "GET", b.url+"/ops/documents/"+d2.LogID, opsToken, nil))
+	require.Contains(t, detail, dels[0].ID, "the document page lists its deliveries")
+	require.Contains(t, detail, "operator:ops-console", "the history names the operator")
+
+	res = opsRequest(t, "POST", b.url+"/ops/documents/"+d2.LogID+"/give-up", opsToken, url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	got, err = b.st.Document(ctx, d2.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateFinishedWithFailure, got.State)
+}
+
+// chromiumPath finds the system Chromium. Without one the browser test
+// skips, except under CI=true where .ci/run installs it.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("INTAKE_TEST_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is missing; CI installs it (apt-get install chromium)")
+	}
+	t.Skip("chromium not installed (Debian: apt-get install chromium); skipping the ops console browser test")
+	return ""
+}
+
+func TestOpsConsoleInChromium(t *testing.T) {
+	t.Parallel()
+	bin := chromiumPath(t)
+	b := setupOps(t, opsToken)
+	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-browser")
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		// No UserDataDir: chromedp makes a temporary profile and removes it
+		// after the browser exits (t.TempDir's cleanup would race Chromium's
+		// helper processes still writing to it).
+		chromedp.Flag("no-default-browser-check", true))
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	ctx, cancel := context.WithTimeout(ctx, 45*time.Second)
+	defer cancel()
+
+	row := `[id="dlq-` + d.LogID + `"]`
+	var rowText string
+	require.NoError(t, chromedp.Run(ctx,
+		// Not logged in: the console sends the browser to its login page.
+		chromedp.Navigate(b.url+"/ops/"),
+		chromedp.WaitVisible(`#token`, chromedp.ByQuery),
+		chromedp.SendKeys(`#token`, opsToken, chromedp.ByQuery),
+		chromedp.Click(`#login`, chromedp.ByQuery),
+		chromedp.WaitVisible(row, chromedp.ByQuery),
+		chromedp.Text(row, &rowText, chromedp.ByQuery),
+	), "open the console and see the DLQ entry")
+	require.Contains(t, rowText, "acme")
+	require.Contains(t, rowText, "no text layer and OCR found no words")
+
+	var state, done string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Click(`[id="requeue-`+d.LogID+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#done`, chromedp.ByQuery),
+		chromedp.Text(`#state`, &state, chromedp.ByQuery),
+		chromedp.Text(`#done`, &done, chromedp.ByQuery),
+	), "press requeue")
+	require.Equal(t, "received", state)
+	require.Contains(t, done, "Re-queued")
+
+	got, err := b.st.Document(t.Context(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateReceived, got.State)
+
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(b.url+"/ops/"),
+		chromedp.WaitVisible(`#dlq-empty`, chromedp.ByQuery),
+	), "the DLQ is empty afterwards")
+}
