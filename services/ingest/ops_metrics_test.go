@@ -147,4 +147,3 @@ func hasLabels(m *dto.Metric, kv ...string) bool {
 	}
 	return true
 }
-
