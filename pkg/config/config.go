@@ -22,6 +22,7 @@ type Config struct {
 	NATSListen      string
 	DataDir         string
 	Stream          string
+	StreamReplicas  int
 	SubjectPrefix   string
 	S3              S3
 	ClientsFile     string
@@ -140,6 +141,7 @@ var Vars = []Var{
 	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join.", str(func(c *Config) *string { return &c.NATSListen })},
 	{"INTAKE_DATA_DIR", "./.data", "Standalone's data: JetStream store, filesystem object store, private PostgreSQL cluster.", str(func(c *Config) *string { return &c.DataDir })},
 	{"INTAKE_STREAM", "INTAKE", "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
+	{"INTAKE_STREAM_REPLICAS", "1", "Copies of the stream in a NATS cluster (3 for production: R3 survives one node). Applied when the stream is created or updated at start.", integer(func(c *Config) *int { return &c.StreamReplicas })},
 	{"INTAKE_SUBJECT_PREFIX", "intake", "Subject prefix: jobs go to <prefix>.process.<client> and <prefix>.deliver.<client>.", str(func(c *Config) *string { return &c.SubjectPrefix })},
 	{"INTAKE_S3_ENDPOINT", "", "S3 endpoint URL (e.g. http://127.0.0.1:7070). Empty: standalone stores objects under INTAKE_DATA_DIR/objects.", str(func(c *Config) *string { return &c.S3.Endpoint })},
 	{"INTAKE_S3_REGION", "us-east-1", "S3 region.", str(func(c *Config) *string { return &c.S3.Region })},
@@ -219,6 +221,9 @@ func (c Config) validate() error {
 	}
 	if c.S3.Endpoint != "" && c.S3.Bucket == "" {
 		return fmt.Errorf("INTAKE_S3_BUCKET is required with INTAKE_S3_ENDPOINT")
+	}
+	if c.StreamReplicas < 1 || c.StreamReplicas > 5 {
+		return fmt.Errorf("INTAKE_STREAM_REPLICAS must be between 1 and 5 (JetStream's limit)")
 	}
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")

@@ -62,7 +62,7 @@ func OpenObjects(ctx context.Context, cfg config.S3, fsDir string) (ObjectStore,
 
 // QueueConfig derives the stream configuration from the system's.
 func QueueConfig(cfg config.Config) queue.Config {
-	return queue.Config{Stream: cfg.Stream, SubjectPrefix: cfg.SubjectPrefix,
+	return queue.Config{Stream: cfg.Stream, SubjectPrefix: cfg.SubjectPrefix, Replicas: cfg.StreamReplicas,
 		// Every process declares the consumers at start, so the processor's
 		// settings must come from the shared configuration, or processes
 		// would flip them back and forth.
