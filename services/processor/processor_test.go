@@ -317,3 +317,52 @@ func TestMalformedCorpus(t *testing.T) {
 	ok := b.upload(orderPDF("OK-1", nil), docOpts{})
 	b.waitState(ok, document.StateProcessedSuccess, 20*time.Second)
 }
+
+// Purchase orders of the shared corpus, through the processor with the
+// shipped templates: processed_success, XSD-valid XML, the printed values.
+func TestCorpusOrders(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(sharedDir(t), "corpus", "orders")
+	b := setup(t, nil)
+	b.start()
+	type item struct{ article, qty, price, amount string }
+	cases := []struct {
+		file, template, id, date, gross string
+		items                           []item
+	}{
+		// Values as printed (pdftotext -layout of each file).
+		{"contoso-po-Adatum-Adel.pdf", "contoso-po", "190122", "2019-07-27", "6547.55",
+			[]item{{"MM4-4010", "89", "62.00", "5518.00"}, {"SH-L2216", "11", "22.00", "242.00"}}},
+		{"orderx-ex01-order-comfort.pdf", "orderx-comfort", "PO123456789", "2020-03-31", "360.00",
+			[]item{{"987654321", "6.00", "10.00", "60.00"}, {"598632147", "10.00", "20.00", "100.00"}, {"698325417", "6.00", "25.00", "150.00"}}},
+	}
+	docs := make([]document.Document, len(cases))
+	for i, c := range cases {
+		docs[i] = b.upload(mustRead(t, filepath.Join(dir, c.file)), docOpts{template: c.template})
+	}
+	for i, c := range cases {
+		d := b.waitState(docs[i], document.StateProcessedSuccess, 30*time.Second)
+		require.Equal(t, c.date, d.DocumentDate.Format(time.DateOnly), c.file)
+		xml := b.read(d.ResultPath)
+		opentranstest.Validate(t, xml)
+		o, err := opentrans.Read(strings.NewReader(string(xml)))
+		require.NoError(t, err)
+		require.Equal(t, c.id, o.ID, c.file)
+		require.Equal(t, c.date, o.IssueDate.String(), c.file)
+		require.Equal(t, c.gross, o.Totals.GrossAmount, c.file)
+		require.Len(t, o.Items, len(c.items), c.file)
+		for j, w := range c.items {
+			it := o.Items[j]
+			require.Equal(t, w, item{it.SupplierArticleID, it.Quantity, it.UnitPrice, it.LineAmount}, "%s item %d", c.file, j+1)
+		}
+		var res struct {
+			Order struct {
+				OrderID string `json:"order_id"`
+				Items   []any  `json:"items"`
+			} `json:"order"`
+		}
+		require.NoError(t, json.Unmarshal(b.read(d.ResultJSONPath), &res))
+		require.Equal(t, c.id, res.Order.OrderID)
+		require.Len(t, res.Order.Items, len(c.items))
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,11 +123,17 @@ func waitReady(t testing.TB, url string) {
 
 func upload(t *testing.T, url, messageID string, pdf []byte) map[string]any {
 	t.Helper()
+	return uploadForm(t, url, map[string]string{"message_id": messageID, "subject": "PO", "party_id": "CONTOSO"}, pdf)
+}
+
+// uploadForm posts pdf with the given multipart fields and expects 202.
+func uploadForm(t *testing.T, url string, fields map[string]string, pdf []byte) map[string]any {
+	t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
-	require.NoError(t, w.WriteField("message_id", messageID))
-	require.NoError(t, w.WriteField("subject", "PO"))
-	require.NoError(t, w.WriteField("party_id", "CONTOSO"))
+	for k, v := range fields {
+		require.NoError(t, w.WriteField(k, v))
+	}
 	fw, err := w.CreateFormFile("file", "order.pdf")
 	require.NoError(t, err)
 	_, _ = fw.Write(pdf)
@@ -142,6 +150,24 @@ func upload(t *testing.T, url, messageID string, pdf []byte) map[string]any {
 	var out map[string]any
 	require.NoError(t, json.Unmarshal(raw, &out))
 	return out
+}
+
+// waitDetails polls GET /documents/{log_id} until its state is one of want.
+func waitDetails(t *testing.T, url, logID string, want ...string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		d := details(t, url, logID)
+		for _, w := range want {
+			if d["document_state"] == w {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("document %s is %v, want one of %v", logID, d["document_state"], want)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the system under test through its API
+	}
 }
 
 func details(t *testing.T, url, logID string) map[string]any {
@@ -201,22 +227,90 @@ func TestStandaloneEmbeddedNATS(t *testing.T) {
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	stream, err := js.Stream(t.Context(), "INTAKE")
+	// The processor takes the job (a one-line PDF is not a Contoso order:
+	// rejected); its consumer then has delivered exactly one message: the
+	// retried upload published none. (The work-queue stream deletes acked
+	// jobs, so the consumer's counters are what is left to look at.)
+	waitDetails(t, s.url, ack["log_id"].(string), "processed_rejected", "sent_rejected", "finished_rejected", "finished_with_failure")
+	cons, err := js.Consumer(t.Context(), "INTAKE", "processor")
 	require.NoError(t, err)
-	// The relay publishes right after the commit; poll the stream's last
-	// sequence (it counts every message ever stored, consumed or not).
-	var last uint64
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && last == 0; {
-		info, err := stream.Info(t.Context())
-		require.NoError(t, err)
-		last = info.State.LastSeq
-		time.Sleep(20 * time.Millisecond)
+	info, err := cons.Info(t.Context())
+	require.NoError(t, err)
+	require.EqualValues(t, 1, info.Delivered.Consumer, "one job for one accepted document, none for the retried upload")
+	require.Zero(t, info.NumPending)
+	require.Zero(t, info.NumAckPending)
+}
+
+// genTemplate reads the orders that genOrder writes.
+const genTemplate = `issuer: Generated Buyer
+keywords: [GENERATED ORDER]
+fields:
+  order_id: {parser: regex, regex: 'Order no\. (\S+)'}
+  date: {parser: regex, regex: 'Date: (\d{4}-\d{2}-\d{2})', type: date}
+  buyer_name: {parser: static, value: Generated Buyer}
+  currency: {parser: static, value: EUR}
+  lines:
+    parser: lines
+    start: Items
+    end: Total
+    line: '^\s*(?P<supplier_article_id>[A-Z]+-\d+)\s+(?P<description>.+?)\s+(?P<quantity>\d+)\s+(?P<unit_price>\d+\.\d\d)\s*$'
+    types: {quantity: float, unit_price: float}
+docintake:
+  name: gen-order
+  party_ids: [GEN]
+`
+
+// End to end in one process: upload a generated order naming its template,
+// the processor extracts it, and the document details show the result files.
+func TestStandaloneEndToEnd(t *testing.T) {
+	t.Parallel()
+	tmpl := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tmpl, "gen-order.yml"), []byte(genTemplate), 0o644))
+	s := start(t, map[string]string{"INTAKE_DATABASE_URL": storetest.SchemaURL(t), "INTAKE_TEMPLATES_DIR": tmpl,
+		"INTAKE_PDF_ENGINE": "pdftotext"})
+	pdf := pdftexttest.PDF([]string{"GENERATED ORDER", "Order no. G-4711", "Date: 2026-02-03", "Items",
+		"BOLT-1      Bolts M8      10      1.50", "NUT-2      Nuts M8      20      0.25", "Total 20.00"})
+	ack := uploadForm(t, s.url, map[string]string{"message_id": "e2e-1", "subject": "PO G-4711", "template": "gen-order"}, pdf)
+	d := waitDetails(t, s.url, ack["log_id"].(string), "processed_success", "sent_success", "finished_success")
+	require.Equal(t, "2026-02-03", d["document_date"])
+	for _, k := range []string{"result_path", "result_json_path"} {
+		require.IsType(t, "", d[k], k)
+		require.True(t, strings.HasPrefix(d[k].(string), "file://"), d[k])
+		require.Contains(t, d[k], "/results/")
 	}
-	require.EqualValues(t, 1, last, "one job for one accepted document, none for the retried upload")
-	msg, err := stream.GetMsg(t.Context(), 1)
+	u, err := neturl.Parse(d["result_path"].(string))
 	require.NoError(t, err)
-	require.Equal(t, "intake.process.dev", msg.Subject)
-	require.Equal(t, ack["log_id"].(string)+":process:1", msg.Header.Get(jetstream.MsgIDHeader))
+	xml, err := os.ReadFile(u.Path)
+	require.NoError(t, err)
+	require.Contains(t, string(xml), "<ORDER_ID>G-4711</ORDER_ID>")
+	require.Contains(t, string(xml), `<bmecat:SUPPLIER_PID type="supplier_specific">BOLT-1</bmecat:SUPPLIER_PID>`)
+	u, err = neturl.Parse(d["result_json_path"].(string))
+	require.NoError(t, err)
+	raw, err := os.ReadFile(u.Path)
+	require.NoError(t, err)
+	var res struct {
+		LogID string `json:"log_id"`
+		Order struct {
+			OrderID string `json:"order_id"`
+			Items   []struct {
+				Quantity string `json:"quantity"`
+			} `json:"items"`
+		} `json:"order"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &res))
+	require.Equal(t, ack["log_id"], res.LogID)
+	require.Equal(t, "G-4711", res.Order.OrderID)
+	require.Len(t, res.Order.Items, 2)
+	require.Equal(t, "20", res.Order.Items[1].Quantity)
+
+	// The processor's series are on the shared registry.
+	mres, err := http.Get(s.url + "/metrics")
+	require.NoError(t, err)
+	defer mres.Body.Close()
+	metrics, err := io.ReadAll(mres.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(metrics), `docintake_processor_jobs_total{outcome="success"} 1`)
+	require.Contains(t, string(metrics), `docintake_consumer_pending{consumer="processor"} 0`)
 }
 
 // A template directory that cannot be read, or two templates claiming one
