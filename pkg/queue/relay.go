@@ -13,6 +13,9 @@ type OutboxMessage struct {
 	Subject string
 	MsgID   string
 	Payload []byte
+	// Headers go out with the message (trace context) when the publisher
+	// supports them (HeaderPublisher); nil for none.
+	Headers map[string]string
 }
 
 // OutboxSource is the outbox table (implemented by pkg/store).
@@ -83,6 +86,9 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	total := 0
 	for {
 		n, err := r.src.RelayOutbox(ctx, r.opts.BatchSize, func(ctx context.Context, m OutboxMessage) error {
+			if hp, ok := r.pub.(HeaderPublisher); ok && len(m.Headers) > 0 {
+				return hp.PublishWithHeaders(ctx, m.Subject, m.MsgID, m.Payload, m.Headers)
+			}
 			return r.pub.Publish(ctx, m.Subject, m.MsgID, m.Payload)
 		})
 		total += n

@@ -277,15 +277,5 @@ var ErrEmptyMsgID = errors.New("queue: empty message id")
 // second copy, so retrying a publish is safe. Returns an error when no
 // stream takes the subject, the broker is unreachable or ctx ends.
 func (p *Publisher) Publish(ctx context.Context, subject, msgID string, payload []byte) error {
-	if msgID == "" {
-		return ErrEmptyMsgID
-	}
-	opts := []jetstream.PublishOpt{jetstream.WithMsgID(msgID)}
-	if p.stream != "" {
-		opts = append(opts, jetstream.WithExpectStream(p.stream))
-	}
-	if _, err := p.js.Publish(ctx, subject, payload, opts...); err != nil {
-		return fmt.Errorf("publish %s (%s): %w", subject, msgID, err)
-	}
-	return nil
+	return p.PublishWithHeaders(ctx, subject, msgID, payload, nil)
 }

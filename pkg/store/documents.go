@@ -18,6 +18,8 @@ type OutboxRow struct {
 	Subject string
 	MsgID   string
 	Payload []byte
+	// Headers are published with the message (trace context); nil for none.
+	Headers map[string]string
 }
 
 const documentColumns = `id::text, log_id, client_id, message_id, file_sha256, file_size, filename, subject, template,
@@ -267,7 +269,12 @@ func (s *Store) AddOutbox(ctx context.Context, m OutboxRow) error {
 	if m.Payload == nil {
 		m.Payload = []byte{} // the column is NOT NULL; an empty job body is legal
 	}
-	if _, err := s.db.Exec(ctx, `INSERT INTO outbox (subject, msg_id, payload) VALUES ($1, $2, $3)`, m.Subject, m.MsgID, m.Payload); err != nil {
+	var headers any
+	if len(m.Headers) > 0 {
+		headers = m.Headers
+	}
+	if _, err := s.db.Exec(ctx, `INSERT INTO outbox (subject, msg_id, payload, headers) VALUES ($1, $2, $3, $4)`,
+		m.Subject, m.MsgID, m.Payload, headers); err != nil {
 		return translate(err, "add outbox")
 	}
 	return nil
@@ -283,7 +290,7 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 	var marked int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload FROM outbox WHERE sent_at IS NULL
+		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers FROM outbox WHERE sent_at IS NULL
 			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
 		if err != nil {
 			return translate(err, "claim outbox")
@@ -291,7 +298,7 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 		var batch []OutboxRow
 		for rows.Next() {
 			var m OutboxRow
-			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload); err != nil {
+			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.Headers); err != nil {
 				rows.Close()
 				return translate(err, "scan outbox")
 			}

@@ -20,10 +20,12 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 
-	// Outermost first: request id, access log (outside Recover so a panic is
+	// Outermost first: request id, trace span (so the access log and the
+	// handlers run inside it), access log (outside Recover so a panic is
 	// logged as the 500 it becomes), metrics by route template (also
 	// outside Recover, so panics are counted), recover.
 	e.Use(middleware.RequestID())
+	e.Use(s.tracing())
 	e.Use(s.accessLog())
 	e.Use(s.metrics.middleware())
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}))

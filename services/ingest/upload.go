@@ -363,7 +363,7 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 	if err := s.objects.Put(ctx, key, r, sp.size, "application/pdf"); err != nil {
 		return &document.Error{Kind: document.EUNAVAILABLE, Code: codeUnavailable, Message: "object store unavailable", Err: err}
 	}
-	got, created, err := s.store.CreateDocument(ctx, d, processJob(s.cfg.SubjectPrefix, d, now))
+	got, created, err := s.store.CreateDocument(ctx, d, processJob(ctx, s.cfg.SubjectPrefix, d, now))
 	if err != nil || !created {
 		// Lost a race with a concurrent identical upload, or failed: the
 		// object we stored belongs to no row.
