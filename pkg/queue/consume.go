@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 )
@@ -29,6 +30,9 @@ type Delivery struct {
 	StreamSeq uint64
 	// Published is when the stream stored the message.
 	Published time.Time
+	// Header holds the message headers, among them the W3C trace context
+	// of the upload (observability.StartJobSpan continues that trace).
+	Header nats.Header
 }
 
 // LastAttempt reports whether this is the consumer's final delivery of the
@@ -219,6 +223,7 @@ func (c *consumer) handle(workCtx context.Context, msg jetstream.Msg) {
 		MaxDeliver:   c.maxDeliver,
 		StreamSeq:    meta.Sequence.Stream,
 		Published:    meta.Timestamp,
+		Header:       msg.Headers(),
 	}
 	stop := startHeartbeat(msg, c.heartbeat)
 	err = c.call(workCtx, d)
