@@ -69,5 +69,10 @@ bench-ingest: build tools
 bench-extract:
 	cd pkg && go test -run '^$$' -bench 'BenchmarkExtract' -benchtime 3s -timeout 20m ./pdftext/ ./template/
 
+# make bench-processor: N documents (INTAKE_BENCH_DOCS, default 300) through 1
+# and 2 processor processes; documents/s, p50/p99 upload→processed_*, peak RSS.
+bench-processor: tools
+	cd services/processor && go test -run '^$$' -bench BenchmarkProcessor -benchtime 1x -timeout 20m .
+
 clean:
 	rm -rf $(BIN)
