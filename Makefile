@@ -13,7 +13,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 
 export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
 
-.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-processor clean
+.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-processor clean chaos fuzz
 
 build: ## build bin/ingest bin/processor bin/dispatcher bin/standalone bin/intakectl
 	@mkdir -p $(BIN)
@@ -38,11 +38,12 @@ run: build
 	$(BIN)/standalone
 
 # make test: every module's tests against real PostgreSQL, JetStream and S3
-# (versitygw, installed into $(TOOLS_BIN) on first use).
-test: tools
+# (versitygw, installed into $(TOOLS_BIN) on first use). The short chaos run
+# (services/standalone/internal/chaos) drives the binaries of `make build`.
+test: tools build
 	@failed=""; for m in $(MODULES); do \
 		echo "== go test $$m"; \
-		(cd $$m && go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+		(cd $$m && INTAKE_CHAOS_BIN=$(CURDIR)/$(BIN) go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
 
@@ -50,6 +51,24 @@ tools: $(INTAKE_VERSITYGW)
 
 $(INTAKE_VERSITYGW):
 	GOBIN=$(dir $(INTAKE_VERSITYGW)) go install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+# make chaos: the full fault run of RELIABILITY.md (2000 documents, 16
+# clients, kill -9 of random services, nats-server and PostgreSQL crashes).
+# CHAOSFLAGS passes options, e.g. CHAOSFLAGS='-n 500 -work /tmp/chaos'.
+CHAOSFLAGS ?=
+chaos: build tools
+	cd services/standalone && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) $(CHAOSFLAGS)
+
+# make fuzz: every fuzz target for FUZZTIME each (CI runs the seeds through
+# make test; this explores).
+FUZZTIME ?= 20s
+fuzz:
+	@set -e; for t in \
+		"pkg ./opentrans FuzzWrite" "pkg ./opentrans FuzzParseOrder" "pkg ./pdftext FuzzExtract" "pkg ./pdftext FuzzLayout" \
+		"pkg ./template FuzzExtract" "pkg ./template FuzzParseNumber" "pkg ./template FuzzParseDate" "pkg ./template FuzzLoad" \
+		"services/ingest . FuzzUploadMultipart" "services/ingest . FuzzUploadJSON" "services/ingest . FuzzDecodeBase64"; do \
+		set -- $$t; echo "== fuzz $$1 $$2 $$3"; (cd $$1 && go test -run '^$$' -fuzz "^$$3\$$" -fuzztime $(FUZZTIME) $$2); \
+	done
 
 proto:
 	./proto/gen.sh

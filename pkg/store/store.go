@@ -14,7 +14,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -147,9 +150,20 @@ func translate(err error, op string) error {
 		case "23503", "23514", "22P02", "22001": // fk, check, invalid text repr, too long
 			return &document.Error{Kind: document.EINVALID, Code: document.EINVALID, Message: op + ": invalid value", Err: err}
 		}
+		// Class 08 (connection exception) and 57P0x (shutdown, crash
+		// recovery, cannot connect now): the server is going or coming.
+		if strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") {
+			return &document.Error{Kind: document.EUNAVAILABLE, Code: document.EUNAVAILABLE, Message: op + ": postgres unavailable", Err: err}
+		}
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if pgconn.SafeToRetry(err) || errors.Is(err, context.DeadlineExceeded) {
+	// A refused or broken connection is an outage, not a bug: callers
+	// (ingest answers 503) let the client retry. The chaos harness saw
+	// these as 500s while PostgreSQL restarted.
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	if pgconn.SafeToRetry(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &connErr) ||
+		errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
 		return &document.Error{Kind: document.EUNAVAILABLE, Code: document.EUNAVAILABLE, Message: op + ": postgres unavailable", Err: err}
 	}
 	return fmt.Errorf("%s: %w", op, err)

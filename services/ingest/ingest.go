@@ -28,6 +28,9 @@ type Config struct {
 	MaxUploadBytes  int64         // larger request bodies get 413
 	ShutdownTimeout time.Duration // grace for in-flight requests
 	SubjectPrefix   string        // jobs go to <prefix>.process.<client>
+	// ReadHeaderTimeout bounds the time a client may take to send the
+	// request headers (slowloris); 0 means 10s.
+	ReadHeaderTimeout time.Duration
 }
 
 // Store is what the API needs of PostgreSQL (implemented by *store.Store).
@@ -100,11 +103,15 @@ func (s *Server) Run(ctx context.Context, addr string, bound chan<- string) erro
 	if bound != nil {
 		bound <- ln.Addr().String()
 	}
+	headerTimeout := s.cfg.ReadHeaderTimeout
+	if headerTimeout <= 0 {
+		headerTimeout = 10 * time.Second
+	}
 	srv := &http.Server{
 		Handler: s.echo,
 		// Slowloris: a client must send its headers promptly; the body of a
 		// large upload may take longer, but not forever.
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
 		ReadTimeout:       5 * time.Minute,
 		WriteTimeout:      5 * time.Minute,
 		IdleTimeout:       2 * time.Minute,

@@ -229,10 +229,16 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 				"POST /incoming-json takes application/json (use /incoming for multipart)")
 		}
 		var body jsonUpload
-		dec := json.NewDecoder(c.Request().Body)
+		// encoding/json silently turns invalid UTF-8 into U+FFFD, which
+		// would let two different message_ids collide; refuse it like the
+		// multipart form does.
+		dec := json.NewDecoder(&utf8Reader{r: c.Request().Body})
 		if err := dec.Decode(&body); err != nil {
 			if isTooLarge(err) {
 				return tooLarge(s.cfg.MaxUploadBytes)
+			}
+			if errors.Is(err, errInvalidUTF8) {
+				return validationError(map[string]string{"body": "must be valid UTF-8"})
 			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
@@ -243,6 +249,9 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 			if isTooLarge(err) {
 				return tooLarge(s.cfg.MaxUploadBytes)
+			}
+			if errors.Is(err, errInvalidUTF8) {
+				return validationError(map[string]string{"body": "must be valid UTF-8"})
 			}
 			return validationError(map[string]string{"body": "must be one JSON object"})
 		}
@@ -270,6 +279,42 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 		}
 		return s.accept(c, req, sp)
 	}
+}
+
+var errInvalidUTF8 = errors.New("invalid UTF-8")
+
+// utf8Reader passes r through and fails with errInvalidUTF8 at the first
+// byte sequence that is not UTF-8. A rune split across reads is held back
+// (at most 3 bytes) until its end arrives.
+type utf8Reader struct {
+	r    io.Reader
+	tail []byte // incomplete rune at the end of the previous read
+}
+
+func (u *utf8Reader) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	data := p[:n]
+	if len(u.tail) > 0 {
+		data = append(u.tail, data...)
+	}
+	// Validate up to the start of a possibly incomplete last rune.
+	cut := len(data)
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(data[i]) {
+			if !utf8.FullRune(data[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(data[:cut]) {
+		return 0, errInvalidUTF8
+	}
+	u.tail = append(u.tail[:0:0], data[cut:]...)
+	if err == io.EOF && len(u.tail) > 0 {
+		return 0, errInvalidUTF8
+	}
+	return n, err
 }
 
 // decodeBase64 accepts standard base64 with or without padding, with line

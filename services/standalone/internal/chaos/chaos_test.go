@@ -1,0 +1,43 @@
+package chaos_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/services/standalone/internal/chaos"
+	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+)
+
+// TestChaosShort is the short run of `make chaos` that `make test` runs:
+// 300 documents, a kill -9 every ~3s, one nats-server and one PostgreSQL
+// crash, services logging at debug level (the secret scan sees the most).
+// INTAKE_CHAOS_BIN names prebuilt service binaries (make test passes bin/);
+// without it they are built first.
+func TestChaosShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos: skipped with -short")
+	}
+	if _, err := pgcluster.BinDir(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var out bytes.Buffer
+	rep, err := chaos.Run(t.Context(), chaos.Options{
+		Documents: 300, Clients: 16, KillEvery: 3 * time.Second, NATSRestarts: 1, PGRestarts: 1,
+		Quiesce: 2 * time.Minute, BinDir: os.Getenv("INTAKE_CHAOS_BIN"), LogLevel: "debug", Out: &out,
+	})
+	if err != nil {
+		t.Fatalf("chaos harness: %v\n%s", err, out.String())
+	}
+	rep.Print(&out)
+	t.Log("\n" + out.String())
+	for _, c := range rep.Checks {
+		if !c.OK {
+			t.Errorf("%s: %s (data and logs kept in %s)", c.Name, c.Detail, rep.WorkDir)
+		}
+	}
+}
