@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docintake/docintake/pkg/observability"
+	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -49,6 +51,11 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	if err != nil {
 		return queue.Permanent(err)
 	}
+	// Continue the trace the upload started (carried in the job's headers).
+	ctx, span := observability.StartJobSpan(ctx, m.Header, "github.com/docintake/docintake/services/dispatcher",
+		"dispatcher deliver", attribute.String("docintake.log_id", job.GetLogId()),
+		attribute.String("docintake.delivery_id", job.GetDeliveryId()))
+	defer span.End()
 	// The slot comes first and costs no database round trip, so jobs of a
 	// busy client bounce cheaply while others' go through.
 	release, ok := d.limits.tryAcquire(job.GetClientId())

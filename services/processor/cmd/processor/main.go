@@ -39,6 +39,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer func() { _ = logger.Sync() }()
+	shutdownTracing, err := observability.SetupTracing(ctx, "processor", getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.WithoutCancel(ctx)) }()
 	st, err := system.OpenStore(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err

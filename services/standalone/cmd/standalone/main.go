@@ -34,5 +34,10 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer func() { _ = logger.Sync() }()
+	shutdownTracing, err := observability.SetupTracing(ctx, "standalone", getenv)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.WithoutCancel(ctx)) }()
 	return standalone.Run(ctx, cfg, logger, nil)
 }
