@@ -42,7 +42,7 @@ const clientID = "acme"
 
 // bundle is one test's system: its own schema, stream, bucket and config.
 type bundle struct {
-	t       *testing.T
+	t       testing.TB
 	dbURL   string
 	st      *store.Store
 	natsURL string
@@ -85,7 +85,7 @@ func sharedDir(t testing.TB) string {
 }
 
 // setup builds a bundle; env overrides the test defaults (INTAKE_* vars).
-func setup(t *testing.T, env map[string]string) *bundle {
+func setup(t testing.TB, env map[string]string) *bundle {
 	t.Helper()
 	b := &bundle{t: t, dbURL: storetest.SchemaURL(t)}
 	pool, err := store.Open(t.Context(), b.dbURL)

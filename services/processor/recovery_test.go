@@ -172,7 +172,7 @@ var (
 )
 
 // processorBinary builds cmd/processor once per test run.
-func processorBinary(t *testing.T) string {
+func processorBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "docintake-processor-bin")
@@ -208,17 +208,25 @@ func (c *child) wait(timeout time.Duration) (error, bool) {
 	}
 }
 
-func (b *bundle) startChild(t *testing.T, env map[string]string) *child {
+func (b *bundle) startChild(t testing.TB, env map[string]string) *child {
 	t.Helper()
 	bin := processorBinary(t)
 	cmd := exec.Command(bin)
-	abs, err := filepath.Abs(filepath.Join("testdata", "templates"))
-	require.NoError(t, err)
+	// The templates the in-process tests load: the test template and the
+	// shipped ones, side by side in one directory.
+	tmpl := t.TempDir()
+	for _, dir := range []string{filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates")} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.yml"))
+		require.NoError(t, err)
+		for _, f := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(tmpl, filepath.Base(f)), mustRead(t, f), 0o600))
+		}
+	}
 	vars := map[string]string{}
 	for k, v := range b.env {
 		vars[k] = v
 	}
-	vars["INTAKE_TEMPLATES_DIR"] = abs
+	vars["INTAKE_TEMPLATES_DIR"] = tmpl
 	for k, v := range env {
 		vars[k] = v
 	}
