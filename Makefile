@@ -10,6 +10,9 @@ MODULES   := pkg services/ingest services/processor services/dispatcher services
 SERVICES  := ingest processor dispatcher standalone intakectl
 # go test flags for `make test`; CI and developers run the same.
 TESTFLAGS ?= -race -count=1 -timeout 20m
+# Each fuzz target runs this long in `make test` (bounded exploration on top of
+# the seeds every go test run executes); `make fuzz` explores longer.
+CI_FUZZTIME ?= 3s
 
 export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
 
@@ -45,7 +48,9 @@ test: tools build
 		echo "== go test $$m"; \
 		(cd $$m && INTAKE_CHAOS_BIN=$(CURDIR)/$(BIN) go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
 	done; \
-	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
+	echo "== fuzz: every target for $(CI_FUZZTIME)"; \
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME) || failed="$$failed fuzz"; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
 tools: $(INTAKE_VERSITYGW)
 
