@@ -236,10 +236,15 @@ func (b *bundle) startChild(t testing.TB, env map[string]string) *child {
 	}
 	c := &child{cmd: cmd, out: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = c.out, c.out
+	// The processor's own children (pdftotext, prlimit) inherit the output
+	// pipe; if one outlives a kill -9, Wait would block on the pipe forever.
+	// Its process group is killed with it, and WaitDelay bounds the rest.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
 	require.NoError(t, cmd.Start())
 	go func() { c.err = cmd.Wait(); close(c.exited) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-c.exited
 		if t.Failed() {
 			t.Logf("processor output:\n%s", c.out.String())
