@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docintake/docintake/pkg/observability"
+	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -79,6 +81,10 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		w.metrics.job(outInvalid)
 		return queue.Permanent(err)
 	}
+	// Continue the trace the upload started (carried in the job's headers).
+	ctx, span := observability.StartJobSpan(ctx, dl.Header, "github.com/docintake/docintake/services/processor",
+		"processor process", attribute.String("docintake.log_id", job.GetLogId()))
+	defer span.End()
 	doc, err := w.st.Document(ctx, job.GetDocumentId())
 	if document.ErrorKind(err) == document.ENOTFOUND {
 		w.metrics.job(outInvalid)
@@ -267,7 +273,7 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 // document gets a webhook (the template's ignored_feedback).
 func (w *worker) finish(ctx context.Context, log *zap.Logger, doc document.Document, c store.Change, outcome string) error {
 	c.DocumentID, c.From, c.Actor = doc.ID, doc.State, actor
-	c.Outbox = append(c.Outbox, w.deliverJob(doc, c.To))
+	c.Outbox = append(c.Outbox, w.deliverJob(ctx, doc, c.To))
 	if _, err := w.st.Transition(ctx, c); err != nil {
 		return w.transitionFailed(log, err)
 	}
@@ -300,7 +306,7 @@ func (w *worker) deferred(ctx context.Context, log *zap.Logger, doc document.Doc
 	delay := w.retry[pr.Deferrals]
 	c := store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateDeferredForRetry, Reason: &reason, Actor: actor,
 		Detail: fmt.Sprintf("%s (deferral %d of %d, next attempt in %s)", out.Detail, pr.Deferrals+1, len(w.retry), delay),
-		Outbox: []store.OutboxRow{w.deliverJob(doc, document.StateDeferredForRetry)}}
+		Outbox: []store.OutboxRow{w.deliverJob(ctx, doc, document.StateDeferredForRetry)}}
 	if _, err := w.st.TransitionDeferred(ctx, c, store.Deferral{RetryAt: time.Now().Add(delay)}); err != nil {
 		return w.transitionFailed(log, err)
 	}
@@ -334,7 +340,7 @@ func (w *worker) failed(ctx context.Context, log *zap.Logger, doc document.Docum
 // reason nil keeps the current status reason.
 func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Document, reason *document.Reason, detail string) error {
 	c := store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateDLQ, Reason: reason, Actor: actor,
-		Detail: detail, Outbox: []store.OutboxRow{w.deliverJob(doc, document.StateDLQ)}}
+		Detail: detail, Outbox: []store.OutboxRow{w.deliverJob(ctx, doc, document.StateDLQ)}}
 	if _, err := w.st.Transition(ctx, c); err != nil {
 		return w.transitionFailed(log, err)
 	}
@@ -346,10 +352,11 @@ func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Docume
 
 // deliverJob is the dispatcher's job announcing doc in state to, with a new
 // delivery id (the webhook-id of all attempts of this delivery).
-func (w *worker) deliverJob(doc document.Document, to document.State) store.OutboxRow {
+func (w *worker) deliverJob(ctx context.Context, doc document.Document, to document.State) store.OutboxRow {
 	doc.State = to
 	m := jobs.Deliver(w.prefix, doc, "msg_"+uuid.NewString(), time.Now())
-	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+	// The trace continues into the dispatcher through the message headers.
+	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload, Headers: observability.TraceHeaders(ctx)}
 }
 
 func truncate(s string, n int) string {
