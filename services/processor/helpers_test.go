@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/repotest"
+
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
@@ -57,32 +59,11 @@ type bundle struct {
 }
 
 // repoRoot is the directory holding go.work.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	require.NoError(t, err)
-	for dir := wd; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-	}
-	t.Fatal("go.work not found")
-	return ""
-}
+func repoRoot(t testing.TB) string { return repotest.Root(t) }
 
 // sharedDir is ../shared next to the repository; absent, the test skips
 // (or fails under CI=true).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(filepath.Dir(repoRoot(t)), "shared")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing (CI=true)", dir)
-		}
-		t.Skipf("%s is missing; corpus test skipped", dir)
-	}
-	return dir
-}
+func sharedDir(t testing.TB) string { return repotest.Shared(t) }
 
 // setup builds a bundle; env overrides the test defaults (INTAKE_* vars).
 func setup(t testing.TB, env map[string]string) *bundle {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docintake/docintake/pkg/repotest"
 )
 
 // SharedDir returns the ground-truth directory ../shared next to the
@@ -21,24 +23,7 @@ import (
 // the directory is absent, or fails it when CI=true.
 func SharedDir(tb testing.TB) string {
 	tb.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		tb.Fatalf("opentranstest: %v", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			shared := filepath.Join(filepath.Dir(dir), "shared")
-			if st, err := os.Stat(shared); err == nil && st.IsDir() {
-				return shared
-			}
-			skipOrFail(tb, "shared ground-truth directory "+shared+" is absent")
-			return ""
-		}
-		if filepath.Dir(dir) == dir {
-			skipOrFail(tb, "no go.work above "+wd+", cannot locate ../shared")
-			return ""
-		}
-	}
+	return repotest.Shared(tb)
 }
 
 // SchemaPath returns the path of opentrans_2_1.xsd; see SharedDir for when it

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/docintake/docintake/pkg/repotest"
 )
 
 // SharedDir returns ../shared relative to the repository root (the
@@ -12,28 +14,7 @@ import (
 // failed when CI=true.
 func SharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("pdftexttest: no go.work above the test's directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "corpus")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("pdftexttest: %s/corpus is missing (CI=true)", shared)
-		}
-		t.Skipf("pdftexttest: %s/corpus is missing; corpus tests skipped", shared)
-	}
-	return shared
+	return filepath.Dir(repotest.Shared(t, "corpus"))
 }
 
 // CorpusTextPDFs lists the corpus PDFs that have a text layer, which the

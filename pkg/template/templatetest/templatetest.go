@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/repotest"
+
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/template"
 )
@@ -21,35 +23,14 @@ import (
 // CI=true.
 func SharedDir(t testing.TB) string {
 	t.Helper()
-	shared := filepath.Join(RepoRoot(t), "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("templatetest: %s is missing (CI=true)", shared)
-		}
-		t.Skipf("templatetest: %s is missing; corpus tests skipped", shared)
-	}
-	return shared
+	return repotest.Shared(t)
 }
 
 // RepoRoot returns the directory holding go.work above the test's working
 // directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("templatetest: no go.work above the test's directory")
-		}
-		dir = parent
-	}
-	return dir
+	return repotest.Root(t)
 }
 
 var (
