@@ -2,6 +2,7 @@ package intakectl
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	engine := fs.String("engine", "auto", "text engine: auto, pdfium, pdftotext, ocr")
 	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
 	mode := fs.String("result-mode", "", "result mode: no_items")
+	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return 2
@@ -67,6 +69,14 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
 		return 2
+	}
+	var mapper template.Mapper
+	if *mappingsFile != "" {
+		m, err := loadMappingsCSV(*mappingsFile)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		mapper = m
 	}
 	var set *template.Set
 	if len(dirs) > 0 {
@@ -100,7 +110,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
 			continue
 		}
-		run, err := set.Run(ctx, text, template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Debug: *output == "debug"})
+		run, err := set.Run(ctx, text, template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug"})
 		if err != nil {
 			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %s\n", f, e.Message)
@@ -282,4 +292,40 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 		return 1
 	}
 	return 0
+}
+
+// csvMapper resolves lookups from a CSV file, so templates with mappings can
+// be tried without a database.
+type csvMapper map[[2]string]string
+
+func (m csvMapper) Lookup(_ context.Context, kind, key string) (string, bool, error) {
+	v, ok := m[[2]string{kind, key}]
+	return v, ok, nil
+}
+
+// loadMappingsCSV reads kind,key,value rows (a header row "kind,key,value"
+// is allowed). Errors name the line.
+func loadMappingsCSV(path string) (csvMapper, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = 3
+	r.TrimLeadingSpace = true
+	m := csvMapper{}
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return m, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mappings %s: %w", path, err)
+		}
+		if line == 1 && strings.EqualFold(rec[0], "kind") && strings.EqualFold(rec[1], "key") {
+			continue
+		}
+		m[[2]string{rec[0], rec[1]}] = rec[2]
+	}
 }

@@ -249,3 +249,39 @@ func TestShippedTemplatesOnCorpus(t *testing.T) {
 		opentranstest.Validate(t, []byte(r.stdout))
 	}
 }
+
+// A template whose items are looked up in a mapping table: without the
+// mapping the document is deferred (exit 5); with --mappings it succeeds and
+// the mapped value lands in the XML.
+func TestExtractWithMappings(t *testing.T) {
+	t.Parallel()
+	mapped := strings.Replace(testTemplate, "  rules:\n", "  mappings:\n    - {field: supplier_article_id, table: article, to: buyer_article_id}\n  rules:\n", 1)
+	dir := fixture(t, map[string][]byte{
+		"templates/northwind.yml": []byte(mapped),
+		"order.pdf":               orderPDF(),
+		"partial.csv":             []byte("kind,key,value\narticle,A-100,NW-BOLT-8\n"),
+		"full.csv":                []byte("article,A-100,NW-BOLT-8\narticle,B-220,NW-WASH-8\n"),
+	})
+	tmpl := filepath.Join(dir, "templates")
+	pdf := filepath.Join(dir, "order.pdf")
+
+	r := run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "xml", pdf)
+	require.Equal(t, 5, r.code, r.stderr)
+	require.Contains(t, r.stderr, `"status_reason":"mapping_not_resolved"`)
+
+	r = run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "xml", "--mappings", filepath.Join(dir, "partial.csv"), pdf)
+	require.Equal(t, 5, r.code, "B-220 has no mapping: %s", r.stderr)
+	require.Contains(t, r.stderr, "B-220")
+
+	r = run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "xml", "--mappings", filepath.Join(dir, "full.csv"), pdf)
+	require.Equal(t, 0, r.code, r.stderr)
+	opentranstest.Validate(t, []byte(r.stdout))
+	o, err := opentrans.Read(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	require.Equal(t, "NW-BOLT-8", o.Items[0].BuyerArticleID)
+	require.Equal(t, "NW-WASH-8", o.Items[1].BuyerArticleID)
+	require.Equal(t, "A-100", o.Items[0].SupplierArticleID)
+
+	r = run(t, "extract", "--templates", tmpl, "--output", "xml", "--mappings", filepath.Join(dir, "missing.csv"), pdf)
+	require.Equal(t, 1, r.code)
+}
