@@ -85,7 +85,13 @@ lint:
 fmt:
 	gofmt -w $(MODULES)
 
-bench: bench-ingest bench-extract
+# make bench: the whole pipeline in one run (issue 8): ingest vs raw
+# PutObject, end to end with 1 and 2 processors, extraction vs pdftotext,
+# peak RSS; prints the table and writes it into BENCHMARKS.md. BENCHFLAGS
+# passes options, e.g. BENCHFLAGS='-profile /tmp/prof -work /tmp/bench'.
+BENCHFLAGS ?=
+bench: build tools
+	cd services/standalone && go run ./cmd/bench -bin $(CURDIR)/$(BIN) -command 'make bench' $(BENCHFLAGS)
 
 bench-ingest: build tools
 	cd services/standalone && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync/atomic"
 	"time"
 
@@ -124,4 +125,34 @@ func Serve(ctx context.Context, addr string, h *Health, reg *prometheus.Registry
 		return fmt.Errorf("metrics server shutdown: %w", err)
 	}
 	return nil
+}
+
+// ServePprof serves Go's runtime profiles (net/http/pprof under
+// /debug/pprof/) on addr until ctx is done; with addr "" it returns nil at
+// once. The profiles are on their own listener, never on the client API, so
+// they stay off unless an operator asks for them (INTAKE_PPROF_ADDR).
+func ServePprof(ctx context.Context, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof listen %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	// No write timeout: a CPU profile streams for its whole ?seconds=.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("pprof server: %w", err)
+	case <-ctx.Done():
+	}
+	return srv.Close()
 }

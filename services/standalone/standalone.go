@@ -107,6 +107,7 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 		return processor.Run(workCtx, cfg, processor.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
 			JetStream: js, Logger: logger.Named("processor"), Registry: reg})
 	})
+	g.Go(func() error { return observability.ServePprof(workCtx, cfg.PprofAddr) })
 	g.Go(func() error {
 		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
 			JetStream: js, Logger: logger.Named("dispatcher"), Registry: reg})

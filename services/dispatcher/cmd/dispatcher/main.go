@@ -81,6 +81,15 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		defer stopWork()
 		return observability.Serve(workCtx, cfg.MetricsAddr, health, reg, nil)
 	})
+	g.Go(func() error {
+		// Returns nil at once when profiling is off: only a failure stops
+		// the process.
+		err := observability.ServePprof(workCtx, cfg.PprofAddr)
+		if err != nil {
+			stopWork()
+		}
+		return err
+	})
 	<-workCtx.Done()
 	health.SetDraining()
 	err = g.Wait()

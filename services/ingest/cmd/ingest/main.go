@@ -73,6 +73,18 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	}
 	defer nc.Close()
 
+	// Profiles (INTAKE_PPROF_ADDR) are a debugging aid: a port conflict is
+	// logged, it does not stop the API.
+	pprofCtx, stopPprof := context.WithCancel(ctx)
+	pprofDone := make(chan struct{})
+	go func() {
+		defer close(pprofDone)
+		if err := observability.ServePprof(pprofCtx, cfg.PprofAddr); err != nil {
+			logger.Error("pprof server", zap.Error(err))
+		}
+	}()
+	defer func() { stopPprof(); <-pprofDone }()
+
 	err = ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
 		Logger: logger, Registry: observability.NewRegistry()}, nil)
 	if derr := nc.Drain(); derr != nil {

@@ -22,13 +22,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/docintake/docintake/services/standalone/internal/sysproc"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -149,7 +149,7 @@ func newTenant(id string) tenant {
 // again, after the down time the chaos loop chose or at once when it died
 // by itself (for example because PostgreSQL was down while it started).
 type service struct {
-	p          *proc
+	p          *sysproc.Proc
 	mu         sync.Mutex
 	downUntil  time.Time
 	starts     int
@@ -159,7 +159,7 @@ type service struct {
 
 func (s *service) supervise(ctx context.Context, logf func(string, ...any)) {
 	for {
-		if err := s.p.start(); err != nil {
+		if err := s.p.Start(); err != nil {
 			logf("%v", err)
 		} else {
 			s.mu.Lock()
@@ -167,14 +167,14 @@ func (s *service) supervise(ctx context.Context, logf func(string, ...any)) {
 			s.mu.Unlock()
 		}
 		select {
-		case <-s.p.running():
+		case <-s.p.Running():
 		case <-ctx.Done():
-			s.p.signal(syscall.SIGTERM, 15*time.Second)
+			s.p.Signal(syscall.SIGTERM, 15*time.Second)
 			return
 		}
 		s.mu.Lock()
 		wait := time.Until(s.downUntil)
-		if !s.p.intentional() {
+		if !s.p.Intentional() {
 			s.unexpected++
 			wait = time.Second
 		}
@@ -193,7 +193,7 @@ func (s *service) kill(down time.Duration) {
 	s.downUntil = time.Now().Add(down)
 	s.kills++
 	s.mu.Unlock()
-	s.p.signal(syscall.SIGKILL, 5*time.Second)
+	s.p.Signal(syscall.SIGKILL, 5*time.Second)
 }
 
 // harness is one run's world.
@@ -203,17 +203,17 @@ type harness struct {
 	work    string
 	logDir  string
 	tenants map[string]tenant
-	pg      *proc
+	pg      *sysproc.Proc
 	pgURL   string
-	nats    *proc
+	nats    *sysproc.Proc
 	natsURL string
-	s3      *proc
+	s3      *sysproc.Proc
 	s3URL   string
 	recv    *receiver
 	apiURL  string
 	svcs    []*service
 	pool    *pgxpool.Pool
-	procs   []*proc
+	procs   []*sysproc.Proc
 	start   time.Time
 	report  *Report
 	outMu   sync.Mutex // logf is called from many goroutines
@@ -231,7 +231,7 @@ func (h *harness) logf(format string, args ...any) {
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts.defaults()
 	h := &harness{opts: opts, start: time.Now(), report: &Report{}}
-	repo, err := RepoRoot()
+	repo, err := sysproc.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -270,24 +270,24 @@ func (h *harness) setUp(ctx context.Context) error {
 	if binDir == "" {
 		binDir = filepath.Join(h.work, "bin")
 		h.logf("building ingest, processor, dispatcher into %s", binDir)
-		if err := buildServices(ctx, h.repo, binDir); err != nil {
+		if err := sysproc.BuildServices(ctx, h.repo, binDir); err != nil {
 			return err
 		}
 	}
 	for _, s := range []string{"ingest", "processor", "dispatcher"} {
-		if !isExec(filepath.Join(binDir, s)) {
+		if !sysproc.IsExec(filepath.Join(binDir, s)) {
 			return fmt.Errorf("%s/%s missing (make build)", binDir, s)
 		}
 	}
 
 	// PostgreSQL.
 	var err error
-	h.pg, h.pgURL, err = newPostgres(ctx, filepath.Join(h.work, "pg"), h.logDir)
+	h.pg, h.pgURL, err = sysproc.NewPostgres(ctx, filepath.Join(h.work, "pg"), h.logDir)
 	if err != nil {
 		return err
 	}
 	h.procs = append(h.procs, h.pg)
-	if err := h.startInfra(ctx, h.pg, pgReady(h.pgURL)); err != nil {
+	if err := h.startInfra(ctx, h.pg, sysproc.PGReady(h.pgURL)); err != nil {
 		return err
 	}
 	h.pool, err = pgxpool.New(ctx, h.pgURL)
@@ -296,48 +296,21 @@ func (h *harness) setUp(ctx context.Context) error {
 	}
 
 	// nats-server: file store, fsync on every write.
-	natsBin, err := natsServerBinary(h.repo)
-	if err != nil {
-		return err
-	}
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	h.natsURL = "nats://127.0.0.1:" + strconv.Itoa(port)
-	conf := filepath.Join(h.work, "nats.conf")
-	body := fmt.Sprintf("listen: 127.0.0.1:%d\njetstream {\n  store_dir: %q\n  sync_interval: always\n}\n", port, filepath.Join(h.work, "js"))
-	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
-		return err
-	}
-	if h.nats, err = newProc("nats-server", natsBin, []string{"-c", conf}, os.Environ(), h.logDir); err != nil {
+	var natsAddr, s3Addr string
+	if h.nats, h.natsURL, natsAddr, err = sysproc.NewNATS(h.repo, h.work, h.logDir); err != nil {
 		return err
 	}
 	h.procs = append(h.procs, h.nats)
-	if err := h.startInfra(ctx, h.nats, tcpReady(fmt.Sprintf("127.0.0.1:%d", port))); err != nil {
+	if err := h.startInfra(ctx, h.nats, sysproc.TCPReady(natsAddr)); err != nil {
 		return err
 	}
 
 	// versitygw.
-	gw, err := versitygwBinary()
-	if err != nil {
-		return err
-	}
-	if port, err = freePort(); err != nil {
-		return err
-	}
-	s3Addr := fmt.Sprintf("127.0.0.1:%d", port)
-	h.s3URL = "http://" + s3Addr
-	s3Dir := filepath.Join(h.work, "s3")
-	if err := os.MkdirAll(s3Dir, 0o755); err != nil {
-		return err
-	}
-	if h.s3, err = newProc("versitygw", gw, []string{"--access", "chaos", "--secret", "chaossecret", "--port", s3Addr,
-		"--quiet", "posix", s3Dir}, os.Environ(), h.logDir); err != nil {
+	if h.s3, h.s3URL, s3Addr, err = sysproc.NewVersitygw(filepath.Join(h.work, "s3"), h.logDir, "chaos", "chaossecret"); err != nil {
 		return err
 	}
 	h.procs = append(h.procs, h.s3)
-	if err := h.startInfra(ctx, h.s3, tcpReady(s3Addr)); err != nil {
+	if err := h.startInfra(ctx, h.s3, sysproc.TCPReady(s3Addr)); err != nil {
 		return err
 	}
 
@@ -360,14 +333,15 @@ func (h *harness) setUp(ctx context.Context) error {
 	}
 
 	// The services.
-	if port, err = freePort(); err != nil {
+	port, err := sysproc.FreePort()
+	if err != nil {
 		return err
 	}
 	apiAddr := fmt.Sprintf("127.0.0.1:%d", port)
 	h.apiURL = "http://" + apiAddr
 	common := h.serviceEnv(clientsFile)
 	add := func(name, bin string, extra ...string) error {
-		p, err := newProc(name, filepath.Join(binDir, bin), nil, append(append([]string{}, common...), extra...), h.logDir)
+		p, err := sysproc.NewProc(name, filepath.Join(binDir, bin), nil, append(append([]string{}, common...), extra...), h.logDir)
 		if err != nil {
 			return err
 		}
@@ -393,7 +367,7 @@ func (h *harness) setUp(ctx context.Context) error {
 }
 
 func (h *harness) addWorker(add func(string, string, ...string) error, kind string, i int) error {
-	port, err := freePort()
+	port, err := sysproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -437,18 +411,18 @@ func (h *harness) serviceEnv(clientsFile string) []string {
 	)
 }
 
-func (h *harness) startInfra(ctx context.Context, p *proc, ready func(context.Context) error) error {
-	if err := p.start(); err != nil {
+func (h *harness) startInfra(ctx context.Context, p *sysproc.Proc, ready func(context.Context) error) error {
+	if err := p.Start(); err != nil {
 		return err
 	}
-	return waitFor(ctx, p, 60*time.Second, ready)
+	return sysproc.WaitFor(ctx, p, 60*time.Second, ready)
 }
 
 // restartInfra crashes a server (sig), keeps it down for down, and starts
 // it again on the same port and data.
-func (h *harness) restartInfra(ctx context.Context, p *proc, sig syscall.Signal, down time.Duration, ready func(context.Context) error) error {
-	h.logf("fault: %s %s, down for %s", sig, p.name, down)
-	p.signal(sig, 30*time.Second)
+func (h *harness) restartInfra(ctx context.Context, p *sysproc.Proc, sig syscall.Signal, down time.Duration, ready func(context.Context) error) error {
+	h.logf("fault: %s %s, down for %s", sig, p.Name, down)
+	p.Signal(sig, 30*time.Second)
 	select {
 	case <-time.After(down):
 	case <-ctx.Done():
@@ -457,7 +431,7 @@ func (h *harness) restartInfra(ctx context.Context, p *proc, sig syscall.Signal,
 	if err := h.startInfra(ctx, p, ready); err != nil {
 		return err
 	}
-	h.logf("%s back", p.name)
+	h.logf("%s back", p.Name)
 	return nil
 }
 
@@ -470,10 +444,7 @@ func (h *harness) teardown() {
 	}
 	// Services first (the supervisors' context is already done), then the
 	// servers they depend on.
-	for i := len(h.procs) - 1; i >= 0; i-- {
-		h.procs[i].signal(syscall.SIGTERM, 15*time.Second)
-		h.procs[i].close()
-	}
+	sysproc.StopAll(h.procs, 15*time.Second)
 }
 
 // exercise runs the load and the faults, waits for quiescence and checks.
@@ -485,7 +456,7 @@ func (h *harness) exercise(ctx context.Context) error {
 		go func() { defer svcWG.Done(); s.supervise(svcCtx, h.logf) }()
 	}
 	defer func() { stopSvcs(); svcWG.Wait() }()
-	if err := waitFor(ctx, h.svcs[0].p, 60*time.Second, func(ctx context.Context) error {
+	if err := sysproc.WaitFor(ctx, h.svcs[0].p, 60*time.Second, func(ctx context.Context) error {
 		res, err := http.Get(h.apiURL + "/readyz")
 		if err != nil {
 			return err
@@ -600,12 +571,12 @@ func (h *harness) chaos(ctx context.Context, u *uploader, loadDone <-chan struct
 			var err error
 			switch what {
 			case "nats":
-				err = h.restartInfra(ctx, h.nats, syscall.SIGKILL, 2*time.Second, tcpReady(strings.TrimPrefix(h.natsURL, "nats://")))
+				err = h.restartInfra(ctx, h.nats, syscall.SIGKILL, 2*time.Second, sysproc.TCPReady(strings.TrimPrefix(h.natsURL, "nats://")))
 			case "postgres":
 				// Immediate shutdown: no checkpoint, crash recovery at the
 				// next start, like a power cut (a SIGKILLed postmaster would
 				// leave its backends holding the shared memory).
-				err = h.restartInfra(ctx, h.pg, syscall.SIGQUIT, 3*time.Second, pgReady(h.pgURL))
+				err = h.restartInfra(ctx, h.pg, syscall.SIGQUIT, 3*time.Second, sysproc.PGReady(h.pgURL))
 			}
 			if err != nil {
 				infraErr <- err
@@ -638,10 +609,10 @@ func (h *harness) chaos(ctx context.Context, u *uploader, loadDone <-chan struct
 		}
 		mu.Unlock()
 		down := time.Duration(200+rand.IntN(1800)) * time.Millisecond
-		h.logf("fault: kill -9 %s (%d/%d uploads answered, %d at rest), down for %s", s.p.name, u.done.Load(), h.opts.Documents, settled.Load(), down)
+		h.logf("fault: kill -9 %s (%d/%d uploads answered, %d at rest), down for %s", s.p.Name, u.done.Load(), h.opts.Documents, settled.Load(), down)
 		s.kill(down)
 		mu.Lock()
-		kills[s.p.name]++
+		kills[s.p.Name]++
 		mu.Unlock()
 	}
 	close(killsDone)
@@ -664,7 +635,7 @@ func (h *harness) chaos(ctx context.Context, u *uploader, loadDone <-chan struct
 func (h *harness) serviceNames() []string {
 	var out []string
 	for _, s := range h.svcs {
-		out = append(out, s.p.name)
+		out = append(out, s.p.Name)
 	}
 	return out
 }

@@ -201,9 +201,9 @@ func (h *harness) verify(ctx context.Context, ups []*upload) error {
 	var starts, unexpected []string
 	for _, s := range h.svcs {
 		s.mu.Lock()
-		starts = append(starts, fmt.Sprintf("%s=%d", s.p.name, s.starts))
+		starts = append(starts, fmt.Sprintf("%s=%d", s.p.Name, s.starts))
 		if s.unexpected > 0 {
-			unexpected = append(unexpected, fmt.Sprintf("%s=%d", s.p.name, s.unexpected))
+			unexpected = append(unexpected, fmt.Sprintf("%s=%d", s.p.Name, s.unexpected))
 		}
 		s.mu.Unlock()
 	}

@@ -1,4 +1,8 @@
-package chaos
+// Package sysproc runs docintake as separate local processes next to its
+// servers (PostgreSQL, nats-server, versitygw): process supervision,
+// readiness polling, binary discovery and the servers' set-up. The chaos
+// harness and the benchmark harness share it.
+package sysproc
 
 import (
 	"context"
@@ -19,11 +23,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// proc is one child process that the harness starts, kills and restarts.
+// Proc is one child process that a harness starts, kills and restarts.
 // Its output goes to a log file that survives restarts (appended), so the
 // secret scan sees every incarnation.
-type proc struct {
-	name string
+type Proc struct {
+	Name string
 	bin  string
 	args []string
 	env  []string
@@ -36,29 +40,30 @@ type proc struct {
 	killing bool // the current incarnation is being stopped on purpose
 }
 
-func newProc(name, bin string, args, env []string, logDir string) (*proc, error) {
+// NewProc prepares a process whose output is appended to logDir/name.log.
+func NewProc(name, bin string, args, env []string, logDir string) (*Proc, error) {
 	f, err := os.OpenFile(filepath.Join(logDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%s log: %w", name, err)
 	}
-	return &proc{name: name, bin: bin, args: args, env: env, log: f}, nil
+	return &Proc{Name: name, bin: bin, args: args, env: env, log: f}, nil
 }
 
-// start launches a new incarnation. The kernel kills it when the harness
+// Start launches a new incarnation. The kernel kills it when the harness
 // dies (Pdeathsig), so an interrupted run leaves nothing behind.
-func (p *proc) start() error {
+func (p *Proc) Start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd != nil {
-		return fmt.Errorf("%s already running", p.name)
+		return fmt.Errorf("%s already running", p.Name)
 	}
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Env = p.env
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: p.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	fmt.Fprintf(p.log, "=== chaos: start %s at %s\n", p.name, time.Now().Format(time.RFC3339Nano))
+	fmt.Fprintf(p.log, "=== sysproc: start %s at %s\n", p.Name, time.Now().Format(time.RFC3339Nano))
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", p.name, err)
+		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -74,8 +79,8 @@ func (p *proc) start() error {
 	return nil
 }
 
-// running returns the exit channel of the current incarnation, or nil.
-func (p *proc) running() <-chan struct{} {
+// Running returns the exit channel of the current incarnation, or nil.
+func (p *Proc) Running() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil {
@@ -84,14 +89,14 @@ func (p *proc) running() <-chan struct{} {
 	return p.exited
 }
 
-// signal sends sig to the current incarnation and waits up to wait for it
+// Signal sends sig to the current incarnation and waits up to wait for it
 // to exit (then SIGKILLs it). It reports whether a process was running.
-func (p *proc) signal(sig syscall.Signal, wait time.Duration) bool {
+func (p *Proc) Signal(sig syscall.Signal, wait time.Duration) bool {
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
 	if cmd != nil {
 		p.killing = true
-		fmt.Fprintf(p.log, "=== chaos: %s %s at %s\n", sig, p.name, time.Now().Format(time.RFC3339Nano))
+		fmt.Fprintf(p.log, "=== sysproc: %s %s at %s\n", sig, p.Name, time.Now().Format(time.RFC3339Nano))
 	}
 	p.mu.Unlock()
 	if cmd == nil {
@@ -107,18 +112,47 @@ func (p *proc) signal(sig syscall.Signal, wait time.Duration) bool {
 	return true
 }
 
-// intentional reports whether the last exit was caused by the harness.
-func (p *proc) intentional() bool {
+// Intentional reports whether the last exit was caused by the harness.
+func (p *Proc) Intentional() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.killing
 }
 
-func (p *proc) close() { _ = p.log.Close() }
+// PID returns the process id of the current incarnation, or 0.
+func (p *Proc) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
 
-// freePort asks the kernel for a free loopback port. The services keep the
+// StopAll sends SIGTERM to procs in reverse order (services before the
+// servers they depend on), waiting up to wait for each, and closes their logs.
+func StopAll(procs []*Proc, wait time.Duration) {
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].Signal(syscall.SIGTERM, wait)
+		procs[i].Close()
+	}
+}
+
+// FreeAddr is FreePort as a loopback address.
+func FreeAddr() (string, error) {
+	port, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	return "127.0.0.1:" + strconv.Itoa(port), nil
+}
+
+// Close closes the log file.
+func (p *Proc) Close() { _ = p.log.Close() }
+
+// FreePort asks the kernel for a free loopback port. The services keep the
 // port across restarts, so the clients' URLs stay valid.
-func freePort() (int, error) {
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("free port: %w", err)
@@ -127,22 +161,22 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// waitFor polls ready every 50ms until it returns nil, the process exits,
+// WaitFor polls ready every 50ms until it returns nil, the process exits,
 // or the timeout passes.
-func waitFor(ctx context.Context, p *proc, timeout time.Duration, ready func(context.Context) error) error {
+func WaitFor(ctx context.Context, p *Proc, timeout time.Duration, ready func(context.Context) error) error {
 	deadline := time.Now().Add(timeout)
-	exited := p.running()
+	exited := p.Running()
 	for {
 		err := ready(ctx)
 		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not ready within %s: %w", p.name, timeout, err)
+			return fmt.Errorf("%s not ready within %s: %w", p.Name, timeout, err)
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("%s exited during start-up (see its log)", p.name)
+			return fmt.Errorf("%s exited during start-up (see its log)", p.Name)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -150,10 +184,10 @@ func waitFor(ctx context.Context, p *proc, timeout time.Duration, ready func(con
 	}
 }
 
-// newPostgres initialises a cluster in dir and prepares a server process on
+// NewPostgres initialises a cluster in dir and prepares a server process on
 // a fixed port. pgcluster.Start picks a new port on each start; the harness
 // restarts the server under running services, so it needs the port fixed.
-func newPostgres(ctx context.Context, dir, logDir string) (*proc, string, error) {
+func NewPostgres(ctx context.Context, dir, logDir string) (*Proc, string, error) {
 	bin, err := pgcluster.BinDir()
 	if err != nil {
 		return nil, "", err
@@ -184,12 +218,12 @@ func newPostgres(ctx context.Context, dir, logDir string) (*proc, string, error)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, "", fmt.Errorf("initdb: %w: %s", err, out)
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, "", err
 	}
 	// fsync stays on: the check is that committed rows survive a crash.
-	p, err := newProc("postgres", filepath.Join(bin, "postgres"), []string{"-D", dir, "-p", strconv.Itoa(port),
+	p, err := NewProc("postgres", filepath.Join(bin, "postgres"), []string{"-D", dir, "-p", strconv.Itoa(port),
 		"-h", "127.0.0.1", "-k", dir, "-c", "max_connections=300", "-c", "fsync=on"}, os.Environ(), logDir)
 	if err != nil {
 		return nil, "", err
@@ -198,7 +232,8 @@ func newPostgres(ctx context.Context, dir, logDir string) (*proc, string, error)
 	return p, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), nil
 }
 
-func pgReady(url string) func(context.Context) error {
+// PGReady is a readiness check that connects to url.
+func PGReady(url string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
@@ -210,10 +245,10 @@ func pgReady(url string) func(context.Context) error {
 	}
 }
 
-// natsServerBinary finds nats-server the way pkg/queue/queuetest does:
+// NATSServerBinary finds nats-server the way pkg/queue/queuetest does:
 // $INTAKE_NATS_SERVER, else the build of the module version pkg requires,
 // cached in ~/.cache/docintake-bin (built here when missing), else $PATH.
-func natsServerBinary(repo string) (string, error) {
+func NATSServerBinary(repo string) (string, error) {
 	if p := os.Getenv("INTAKE_NATS_SERVER"); p != "" {
 		return p, nil
 	}
@@ -226,7 +261,7 @@ func natsServerBinary(repo string) (string, error) {
 		cache, cerr := os.UserCacheDir()
 		if cerr == nil && version != "" {
 			bin := filepath.Join(cache, "docintake-bin", "nats-server-"+version)
-			if isExec(bin) {
+			if IsExec(bin) {
 				return bin, nil
 			}
 			tmp := fmt.Sprintf("%s.tmp%d", bin, os.Getpid())
@@ -250,9 +285,9 @@ func natsServerBinary(repo string) (string, error) {
 	return "", errors.New("no nats-server: set INTAKE_NATS_SERVER or install nats-server")
 }
 
-// versitygwBinary looks where pkg/objectstore/objectstoretest looks.
-func versitygwBinary() (string, error) {
-	if p := os.Getenv("INTAKE_VERSITYGW"); p != "" && isExec(p) {
+// VersitygwBinary looks where pkg/objectstore/objectstoretest looks.
+func VersitygwBinary() (string, error) {
+	if p := os.Getenv("INTAKE_VERSITYGW"); p != "" && IsExec(p) {
 		return p, nil
 	}
 	if p, err := exec.LookPath("versitygw"); err == nil {
@@ -268,7 +303,7 @@ func versitygwBinary() (string, error) {
 		candidates = append(candidates, filepath.Join(dir, "docintake-bin", "versitygw"))
 	}
 	for _, p := range candidates {
-		if isExec(p) {
+		if IsExec(p) {
 			return p, nil
 		}
 	}
@@ -276,12 +311,14 @@ func versitygwBinary() (string, error) {
 		strings.Join(candidates, ", "))
 }
 
-func isExec(p string) bool {
+// IsExec reports whether p is an executable regular file.
+func IsExec(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }
 
-func tcpReady(addr string) func(context.Context) error {
+// TCPReady is a readiness check that dials addr.
+func TCPReady(addr string) func(context.Context) error {
 	return func(context.Context) error {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
@@ -291,9 +328,9 @@ func tcpReady(addr string) func(context.Context) error {
 	}
 }
 
-// buildServices compiles the three service binaries into dir (go's build
+// BuildServices compiles the three service binaries into dir (go's build
 // cache makes repeated runs cheap).
-func buildServices(ctx context.Context, repo, dir string) error {
+func BuildServices(ctx context.Context, repo, dir string) error {
 	for _, s := range []string{"ingest", "processor", "dispatcher"} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, s), "./cmd/"+s)
 		cmd.Dir = filepath.Join(repo, "services", s)

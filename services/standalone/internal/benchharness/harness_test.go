@@ -1,0 +1,89 @@
+package benchharness_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/services/standalone/internal/benchharness"
+	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+)
+
+// TestSmoke runs every phase of `make bench` with tiny durations on the
+// generated orders (so it does not depend on ../shared) and checks that
+// each phase produced figures and the section lands in a Markdown file.
+// It asserts nothing about speed. INTAKE_CHAOS_BIN names prebuilt service
+// binaries (make test passes bin/); without it they are built first.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench smoke: skipped with -short")
+	}
+	if _, err := pgcluster.BinDir(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var out bytes.Buffer
+	rep, err := benchharness.Run(t.Context(), benchharness.Options{
+		BinDir: os.Getenv("INTAKE_CHAOS_BIN"), Clients: 4, IngestDuration: time.Second, E2EDuration: 2 * time.Second,
+		LatencyDuration: time.Second, ExtractRounds: 1, BigUpload: 4 << 20, Generated: true, Out: &out,
+	})
+	t.Log("\n" + out.String())
+	if err != nil {
+		t.Fatalf("bench harness: %v", err)
+	}
+	if err := rep.OK(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Corpus, "generated") {
+		t.Errorf("corpus %q, want the generated orders", rep.Corpus)
+	}
+	if rep.E2E.Statuses["success"] == 0 {
+		t.Errorf("no webhook with status success: %v", rep.E2E.Statuses)
+	}
+
+	md := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	if err := os.WriteFile(md, []byte("# Benchmarks\n\n## Dispatcher\n\nkept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table := rep.Markdown("make bench")
+	for range 2 { // the second write replaces the first
+		if err := benchharness.WriteSection(md, table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.HasPrefix(got, "# Benchmarks\n\n## Dispatcher\n\nkept\n") {
+		t.Errorf("other sections not kept:\n%s", got)
+	}
+	if n := strings.Count(got, "Command: `make bench`"); n != 1 {
+		t.Errorf("section written %d times, want once:\n%s", n, got)
+	}
+	for _, want := range []string{"PutObject", "1 processor", "2 processor processes", "pdftotext", "peak RSS", "4 MiB upload"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("section lacks %q", want)
+		}
+	}
+}
+
+func TestWriteSectionCreatesFile(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "B.md")
+	if err := benchharness.WriteSection(md, "table\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := benchharness.WriteSection(md, "new table\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(md)
+	if s := string(b); !strings.Contains(s, "new table\n") || strings.Contains(s, "\ntable\n") {
+		t.Errorf("got:\n%s", s)
+	}
+}
