@@ -39,6 +39,13 @@ func run() error {
 	flag.StringVar(&o.ProfileDir, "profile", "", "serve pprof from the services and write CPU and allocation profiles here")
 	flag.StringVar(&md, "md", "", "Markdown file to write the table into (default: BENCHMARKS.md at the repository root; - for none)")
 	flag.StringVar(&command, "command", "", "the command recorded in the report (default: this command line)")
+	flag.Func("env", "KEY=VALUE setting for every service, e.g. -env INTAKE_PROCESSOR_CONCURRENCY=4 (repeatable)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		o.Env = append(o.Env, v)
+		return nil
+	})
 	flag.Parse()
 	if md == "" {
 		repo, err := sysproc.RepoRoot()

@@ -44,6 +44,7 @@ type Options struct {
 	BigUpload       int64         // the large upload of the memory phase (default 24 MiB)
 	Generated       bool          // use generated orders even when ../shared is present
 	ProfileDir      string        // when set: services serve pprof, CPU and allocation profiles are written here
+	Env             []string      // extra KEY=VALUE settings of every service (experiments; recorded in the report)
 	Out             io.Writer     // log lines (default os.Stdout)
 	Progress        io.Writer     // the progress line (default: none)
 }
@@ -120,7 +121,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	h.sys = &system{work: work, logDir: filepath.Join(work, "logs"), binDir: opts.BinDir, profile: opts.ProfileDir != ""}
+	h.sys = &system{work: work, logDir: filepath.Join(work, "logs"), binDir: opts.BinDir, profile: opts.ProfileDir != "", extraEnv: opts.Env}
 	if err := os.MkdirAll(h.sys.logDir, 0o755); err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@ type system struct {
 	processors           []*service
 	all                  []*sysproc.Proc // teardown order reversed
 	profile              bool
+	extraEnv             []string
 	tokens               map[string]string // tenant → access token
 }
 
@@ -118,6 +119,7 @@ func (s *system) start(ctx context.Context, repo, templatesDir string) error {
 		"INTAKE_WEBHOOK_ALLOW_PRIVATE=true",
 		"INTAKE_LOG_LEVEL=warn",
 	)
+	s.env = append(s.env, s.extraEnv...)
 
 	apiAddr, err := sysproc.FreeAddr()
 	if err != nil {
