@@ -3,6 +3,7 @@ package objectstore
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +12,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // MinPartSize is the smallest multipart part S3 accepts (except the last).
@@ -186,6 +189,33 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 	return s.putMultipart(ctx, key, r, buf, size, contentType)
 }
 
+// PutSHA256 is Put for a whole body whose SHA-256 the caller has already
+// computed (ingest hashes every upload on the way in): the request is signed
+// with sum instead of reading and hashing the body a second time, and the
+// server refuses the object when the bytes do not match it.
+func (s *S3) PutSHA256(ctx context.Context, key string, r io.ReadSeeker, size int64, contentType string, sum []byte) error {
+	if err := ValidKey(key); err != nil {
+		return err
+	}
+	if len(sum) != 32 || size < 0 || size > maxSinglePut {
+		return s.Put(ctx, key, r, size, contentType)
+	}
+	return s.putSeeker(ctx, key, r, size, contentType, payloadSHA256(hex.EncodeToString(sum)))
+}
+
+// payloadSHA256 makes the SigV4 signer use a known payload digest: the
+// signer skips hashing when the digest is already in the context.
+func payloadSHA256(hexSum string) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("docintakePayloadSHA256",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					return next.HandleFinalize(v4.SetPayloadHash(ctx, hexSum), in)
+				}), middleware.Before)
+		})
+	}
+}
+
 // maxIdleConns is how many idle connections to the S3 server a store keeps
 // for reuse (more than any service has requests in flight).
 const maxIdleConns = 256
@@ -193,7 +223,7 @@ const maxIdleConns = 256
 // maxSinglePut is S3's limit for one PutObject.
 const maxSinglePut = 5 << 30
 
-func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType string) error {
+func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType string, optFns ...func(*s3.Options)) error {
 	// The SDK sends exactly ContentLength bytes; check that the seeker holds
 	// that many so a wrong size fails like it does in the other paths.
 	if remaining, err := remainingLen(body); err != nil {
@@ -210,7 +240,7 @@ func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size
 	if contentType != "" {
 		in.ContentType = aws.String(contentType)
 	}
-	if _, err := s.client.PutObject(ctx, in); err != nil {
+	if _, err := s.client.PutObject(ctx, in, optFns...); err != nil {
 		return wrapErr("put", key, err)
 	}
 	return nil

@@ -351,3 +351,22 @@ func TestValidKey(t *testing.T) {
 		requireKind(t, document.EINVALID, objectstore.ValidKey(bad))
 	}
 }
+
+// PutSHA256 stores the body under a digest the caller computed; a digest
+// that does not match the bytes is refused by the server, not stored.
+func TestS3PutSHA256(t *testing.T) {
+	t.Parallel()
+	st := objectstoretest.S3(t)
+	body := []byte("%PDF-1.7 known digest")
+	sum := sha256.Sum256(body)
+	require.NoError(t, st.PutSHA256(t.Context(), "hashed.pdf", bytes.NewReader(body), int64(len(body)), "application/pdf", sum[:]))
+	rc, err := st.Get(t.Context(), "hashed.pdf")
+	require.NoError(t, err)
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	require.NoError(t, err)
+	require.Equal(t, body, got)
+
+	wrong := sha256.Sum256([]byte("other bytes"))
+	require.Error(t, st.PutSHA256(t.Context(), "wrong.pdf", bytes.NewReader(body), int64(len(body)), "application/pdf", wrong[:]))
+}

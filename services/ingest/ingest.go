@@ -48,6 +48,12 @@ type Objects interface {
 	URI(key string) string
 }
 
+// hashedObjects is an Objects that can store a body under the SHA-256 the
+// caller computed (objectstore.S3), sparing it a second pass over the bytes.
+type hashedObjects interface {
+	PutSHA256(ctx context.Context, key string, r io.ReadSeeker, size int64, contentType string, sum []byte) error
+}
+
 // Templates resolves the upload's template or party_id to a template name.
 type Templates interface {
 	// Resolve returns the template's name for an explicit name, or the

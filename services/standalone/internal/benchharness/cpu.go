@@ -168,7 +168,12 @@ func (u CPUUse) String() string {
 	for _, c := range u.Cores {
 		parts = append(parts, fmt.Sprintf("%s %.2f", c.Name, c.Cores))
 	}
-	return fmt.Sprintf("%s; machine busy %.2f of %d cores, iowait %.2f", strings.Join(parts, ", "), u.Machine, numCPU(), u.IOWait)
+	var ours float64
+	for _, c := range u.Cores {
+		ours += c.Cores
+	}
+	return fmt.Sprintf("%s; machine busy %.2f of %d cores (other users %.2f), iowait %.2f", strings.Join(parts, ", "), u.Machine,
+		numCPU(), max(u.Machine-ours, 0), u.IOWait)
 }
 
 func numCPU() int { return runtime.NumCPU() }

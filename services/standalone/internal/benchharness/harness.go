@@ -142,6 +142,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	h.rep.Corpus = fmt.Sprintf("%s (%d files, template %s)", h.corpus.source, len(h.corpus.orders), h.corpus.template)
 	h.rep.LoadBefore = loadAvg()
+	h.rep.Env = opts.Env
 
 	// Extraction first, in this process, while nothing else runs.
 	if err := h.extraction(ctx); err != nil {

@@ -17,6 +17,7 @@ type Report struct {
 	LoadBefore string // /proc/loadavg before and after the run
 	LoadAfter  string
 	Elapsed    time.Duration
+	Env        []string // settings beyond the production defaults
 	Ingest     IngestFigures
 	E2E        EndToEnd
 	Extraction Extraction
@@ -124,7 +125,11 @@ func (r *Report) Markdown(command string) string {
 	in, e, x, m := r.Ingest, r.E2E, r.Extraction, r.Memory
 	w("Run %s on %s; load average %s before, %s after; the run took %s.  \n", r.Date.Format("2006-01-02 15:04 MST"),
 		r.Machine, r.LoadBefore, r.LoadAfter, r.Elapsed.Round(time.Second))
-	w("Command: `%s`. Corpus: %s.\n\n", command, r.Corpus)
+	settings := "production defaults"
+	if len(r.Env) > 0 {
+		settings += " with " + strings.Join(r.Env, " ")
+	}
+	w("Command: `%s`. Corpus: %s. Services: %s (processor concurrency = GOMAXPROCS).\n\n", command, r.Corpus, settings)
 	w("| # | measure | result | target | |\n|---|---|---|---|---|\n")
 	ratio := in.UploadPerSec / in.PutPerSec
 	w("| 1 | raw PutObject of a 100 KB PDF to versitygw, %d clients, %s | %.0f/s; p50 %s, p99 %s, p999 %s | the floor | |\n",
@@ -165,8 +170,9 @@ func (r *Report) Markdown(command string) string {
 	w("\nCPU used during each maximum run, in cores (CPU seconds per second; each service with its children: PostgreSQL " +
 		"backends, pdftotext runs; \"machine\" counts every process on the host, other users' included):\n\n")
 	w("| run | CPU |\n|---|---|\n")
-	w("| raw PutObject | %s |\n| ingest uploads | %s |\n| end to end, 1 processor | %s |\n| end to end, 2 processors | %s |\n",
-		in.PutCPU, in.UploadCPU, e.One.CPU, e.Two.CPU)
+	w("| raw PutObject | %s%s |\n| ingest uploads | %s%s |\n| end to end, 1 processor | %s%s |\n| end to end, 2 processors | %s%s |\n",
+		in.PutCPU, perItem(in.PutCPU, in.PutPerSec, "object"), in.UploadCPU, perItem(in.UploadCPU, in.UploadPerSec, "upload"),
+		e.One.CPU, perItem(e.One.CPU, e.One.PerSec, "document"), e.Two.CPU, perItem(e.Two.CPU, e.Two.PerSec, "document"))
 	var st []string
 	for k, v := range e.Statuses {
 		st = append(st, fmt.Sprintf("%s %d", k, v))
@@ -211,4 +217,16 @@ func WriteSection(path, body string) error {
 		s += "\n## Whole pipeline (`make bench`, issue 8)\n\n" + block + "\n"
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// perItem renders the CPU the run's own processes spent per item.
+func perItem(u CPUUse, perSec float64, item string) string {
+	var ours float64
+	for _, c := range u.Cores {
+		ours += c.Cores
+	}
+	if perSec <= 0 || ours == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" → **%.1f ms CPU per %s**", ours/perSec*1000, item)
 }
