@@ -69,6 +69,8 @@ type Extraction struct {
 	Documents, Rounds int
 	Engine            string
 	EngineMedian      time.Duration
+	TextMedian        time.Duration // the engine's Extract alone
+	TemplateMedian    time.Duration // template run + openTRANS XML
 	PdftotextMedian   time.Duration // 0 without pdftotext
 }
 
@@ -149,8 +151,8 @@ func (r *Report) Markdown(command string) string {
 	if x.PdftotextMedian > 0 {
 		plain = fmt.Sprintf("`pdftotext -layout` alone %s: **%.2f×**", ms(x.PdftotextMedian), float64(x.EngineMedian)/float64(x.PdftotextMedian))
 	}
-	w("| 3 | extraction median per document (engine %s: text + template + openTRANS XML), %d files × %d | %s vs %s | | |\n",
-		x.Engine, x.Documents, x.Rounds, ms(x.EngineMedian), plain)
+	w("| 3 | extraction median per document (engine %s: text + template + openTRANS XML), %d files × %d | %s (text %s, template + XML %s) vs %s | | |\n",
+		x.Engine, x.Documents, x.Rounds, ms(x.EngineMedian), ms(x.TextMedian), ms(x.TemplateMedian), plain)
 	var peaks []string
 	procOK := true
 	for _, p := range m.Peak {
