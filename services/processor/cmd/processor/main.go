@@ -9,12 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/docintake/docintake/pkg/config"
-	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/processor"
-	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 )
 
 func main() {
@@ -27,65 +23,13 @@ func main() {
 func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := config.FromEnv(getenv)
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := cfg.RequireDatabase(); err != nil {
-		return err
-	}
-	logger, err := observability.NewLogger(cfg.LogLevel, "processor")
+	p, err := system.Open(ctx, "processor", getenv, system.OpenOptions{})
 	if err != nil {
 		return err
 	}
-	defer func() { _ = logger.Sync() }()
-	shutdownTracing, err := observability.SetupTracing(ctx, "processor", getenv)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = shutdownTracing(context.WithoutCancel(ctx)) }()
-	st, err := system.OpenStore(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
-	defer st.Pool().Close()
-	tmpls, err := system.LoadTemplates(cfg.TemplatesDir)
-	if err != nil {
-		return err
-	}
-	objs, err := system.OpenObjects(ctx, cfg.S3, "")
-	if err != nil {
-		return err
-	}
-	nc, js, err := system.ConnectNATS(ctx, cfg.NATSURL, "docintake-processor", system.QueueConfig(cfg), logger)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-
-	reg := observability.NewRegistry()
-	health := observability.NewHealth(
-		observability.Check{Name: "postgres", Func: st.Ping},
-		observability.Check{Name: "objectstore", Func: objs.Ping},
-		observability.Check{Name: "nats", Func: system.NATSPing(nc)},
-	)
-	workCtx, stopWork := context.WithCancel(ctx)
-	defer stopWork()
-	g := new(errgroup.Group)
-	g.Go(func() error {
-		defer stopWork()
-		return processor.Run(workCtx, cfg, processor.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
-			Logger: logger, Registry: reg})
+	defer p.Close()
+	return p.ServeWorker(ctx, func(ctx context.Context) error {
+		return processor.Run(ctx, p.Config, processor.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
+			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry})
 	})
-	g.Go(func() error {
-		defer stopWork()
-		return observability.Serve(workCtx, cfg.MetricsAddr, health, reg, nil)
-	})
-	<-workCtx.Done()
-	health.SetDraining()
-	err = g.Wait()
-	if derr := nc.Drain(); derr != nil {
-		logger.Warn("nats drain", zap.Error(derr))
-	}
-	return err
 }

@@ -1,0 +1,150 @@
+package system
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+)
+
+// Process is what one separate docintake service runs on: its configuration
+// and its connected adapters. Open builds it, Close releases it in reverse
+// order.
+type Process struct {
+	Config    config.Config
+	Logger    *zap.Logger
+	Store     *store.Store
+	Objects   ObjectStore
+	Templates Templates
+	NATS      *nats.Conn
+	JetStream jetstream.JetStream
+	Registry  *prometheus.Registry
+
+	closers []func() // in opening order; Close runs them backwards
+}
+
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// ApplyClients upserts INTAKE_CLIENTS_FILE (ingest does; the workers
+	// only read clients).
+	ApplyClients bool
+}
+
+// Open reads the configuration from getenv and connects what a separate
+// service needs: JSON logger and tracing named service, the migrated
+// PostgreSQL store, the template catalogue, the S3 object store and NATS
+// with the stream declared. On error everything opened so far is closed.
+func Open(ctx context.Context, service string, getenv func(string) string, opts OpenOptions) (_ *Process, err error) {
+	cfg, err := config.FromEnv(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := cfg.RequireDatabase(); err != nil {
+		return nil, err
+	}
+	p := &Process{Config: cfg, Registry: observability.NewRegistry()}
+	defer func() {
+		if err != nil {
+			p.Close() // p, not the (nil) result: release what was opened
+		}
+	}()
+	if p.Logger, err = observability.NewLogger(cfg.LogLevel, service); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() { _ = p.Logger.Sync() })
+	shutdownTracing, err := observability.SetupTracing(ctx, service, getenv)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() { _ = shutdownTracing(context.WithoutCancel(ctx)) })
+	if p.Store, err = OpenStore(ctx, cfg.DatabaseURL); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, p.Store.Pool().Close)
+	if opts.ApplyClients && cfg.ClientsFile != "" {
+		specs, err := LoadClientsFile(cfg.ClientsFile)
+		if err != nil {
+			return nil, err
+		}
+		if err := ApplyClients(ctx, p.Store, specs); err != nil {
+			return nil, err
+		}
+	}
+	if p.Templates, err = LoadTemplates(cfg.TemplatesDir); err != nil {
+		return nil, err
+	}
+	if p.Objects, err = OpenObjects(ctx, cfg.S3, ""); err != nil {
+		return nil, err
+	}
+	if p.NATS, p.JetStream, err = ConnectNATS(ctx, cfg.NATSURL, "docintake-"+service, QueueConfig(cfg), p.Logger); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() {
+		// Drain flushes pending publishes and acks before closing.
+		if err := p.NATS.Drain(); err != nil {
+			p.Logger.Warn("nats drain", zap.Error(err))
+		}
+	})
+	return p, nil
+}
+
+// Close drains NATS, closes the pool, flushes traces and the log.
+func (p *Process) Close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+	p.closers = nil
+}
+
+// Health returns the readiness checks of the process's dependencies.
+func (p *Process) Health() *observability.Health {
+	return observability.NewHealth(
+		observability.Check{Name: "postgres", Func: p.Store.Ping},
+		observability.Check{Name: "objectstore", Func: p.Objects.Ping},
+		observability.Check{Name: "nats", Func: NATSPing(p.NATS)},
+	)
+}
+
+// ServePprof serves profiles on INTAKE_PPROF_ADDR (if set) until ctx is
+// done. Profiles are a debugging aid: a failure is logged and does not stop
+// the service.
+func (p *Process) ServePprof(ctx context.Context) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := observability.ServePprof(ctx, p.Config.PprofAddr); err != nil {
+			p.Logger.Error("pprof server", zap.Error(err))
+		}
+	}()
+	return func() { <-done }
+}
+
+// ServeWorker runs work together with the health/metrics server on
+// INTAKE_METRICS_ADDR until ctx is done or either fails; readiness turns 503
+// as soon as the process starts draining.
+func (p *Process) ServeWorker(ctx context.Context, work func(ctx context.Context) error) error {
+	health := p.Health()
+	workCtx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	waitPprof := p.ServePprof(workCtx)
+	defer waitPprof()
+	g := new(errgroup.Group)
+	g.Go(func() error {
+		defer stopWork()
+		return work(workCtx)
+	})
+	g.Go(func() error {
+		defer stopWork()
+		return observability.Serve(workCtx, p.Config.MetricsAddr, health, p.Registry, nil)
+	})
+	<-workCtx.Done()
+	health.SetDraining()
+	return g.Wait()
+}
