@@ -19,11 +19,10 @@ const clockTicks = 100
 // harness, and each child process with all its descendants: PostgreSQL
 // backends, pdftotext runs) and by the whole machine.
 type cpuSample struct {
-	at      time.Time
-	byName  map[string]float64 // seconds
-	busy    float64            // machine: seconds of non-idle CPU, all processes
-	iowait  float64            // machine: seconds waiting for I/O
-	elapsed float64            // filled by diff
+	at     time.Time
+	byName map[string]float64 // seconds
+	busy   float64            // machine: seconds of non-idle CPU, all processes
+	iowait float64            // machine: seconds waiting for I/O
 }
 
 type procStat struct {
