@@ -71,7 +71,7 @@ func New(opts Options) *Client {
 		Proxy:                 nil,
 		DialContext:           d.DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConnsPerHost:   8,
+		MaxIdleConnsPerHost:   32, // above the dispatcher's calls in flight, so busy receivers reuse connections
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   opts.Timeout,
 		ResponseHeaderTimeout: opts.Timeout,
