@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -72,7 +73,11 @@ func start(t testing.TB, env map[string]string) *system {
 	ctx, cancel := context.WithCancel(context.Background())
 	bound := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- standalone.Run(ctx, cfg, zaptest.NewLogger(t), bound) }()
+	// The test log honours INTAKE_LOG_LEVEL: the benchmark sets warn so that
+	// formatting thousands of request lines does not weigh on its figures.
+	lvl, err := zapcore.ParseLevel(cfg.LogLevel)
+	require.NoError(t, err)
+	go func() { done <- standalone.Run(ctx, cfg, zaptest.NewLogger(t, zaptest.Level(lvl)), bound) }()
 	var addr string
 	select {
 	case addr = <-bound:
