@@ -388,23 +388,10 @@ func (s *Store) FindDocuments(ctx context.Context, f DocumentsFilter, limit int)
 	if !f.Since.IsZero() {
 		since = f.Since
 	}
-	rows, err := s.db.Query(ctx, `SELECT `+documentColumns+` FROM documents
+	return s.queryDocuments(ctx, "find documents", `SELECT `+documentColumns+` FROM documents
 		WHERE ($1::text IS NULL OR client_id = $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)
 			AND ($3::text IS NULL OR state = $3)
 		ORDER BY created_at, id LIMIT $4`, nullable(f.ClientID), since, nullable(string(f.State)), limit)
-	if err != nil {
-		return nil, translate(err, "find documents")
-	}
-	defer rows.Close()
-	var out []document.Document
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, translate(err, "scan document")
-		}
-		out = append(out, d)
-	}
-	return out, translate(rows.Err(), "find documents")
 }
 
 // cleanText makes s storable as PostgreSQL text (valid UTF-8, no NUL) and

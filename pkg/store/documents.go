@@ -337,3 +337,22 @@ func (s *Store) PendingOutbox(ctx context.Context) (int, error) {
 	err := s.db.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE sent_at IS NULL`).Scan(&n)
 	return n, translate(err, "count outbox")
 }
+
+// queryDocuments runs a query selecting documentColumns and scans every row;
+// op names the operation in errors.
+func (s *Store) queryDocuments(ctx context.Context, op, sql string, args ...any) ([]document.Document, error) {
+	rows, err := s.db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, translate(err, op)
+	}
+	defer rows.Close()
+	var out []document.Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, translate(err, "scan document")
+		}
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), op)
+}

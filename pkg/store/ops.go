@@ -105,20 +105,7 @@ func (s *Store) OpsSummary(ctx context.Context) (OpsSummary, error) {
 // OpsRecentDocuments lists the limit most recently changed documents of any
 // state (the console's "recent activity").
 func (s *Store) OpsRecentDocuments(ctx context.Context, limit int) ([]document.Document, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+documentColumns+` FROM documents ORDER BY updated_at DESC, id LIMIT $1`, limit)
-	if err != nil {
-		return nil, translate(err, "recent documents")
-	}
-	defer rows.Close()
-	var out []document.Document
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, translate(err, "scan document")
-		}
-		out = append(out, d)
-	}
-	return out, translate(rows.Err(), "recent documents")
+	return s.queryDocuments(ctx, "recent documents", `SELECT `+documentColumns+` FROM documents ORDER BY updated_at DESC, id LIMIT $1`, limit)
 }
 
 // OutboxBacklog counts unpublished outbox rows and returns when the oldest

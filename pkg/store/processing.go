@@ -118,21 +118,8 @@ func (s *Store) lockForEnqueue(ctx context.Context, id string) (document.Documen
 // DocumentsInState lists up to limit documents in state, oldest change
 // first (for `intakectl dlq list` and requeue --all).
 func (s *Store) DocumentsInState(ctx context.Context, state document.State, limit int) ([]document.Document, error) {
-	rows, err := s.db.Query(ctx, `SELECT `+documentColumns+` FROM documents WHERE state = $1
+	return s.queryDocuments(ctx, "list documents", `SELECT `+documentColumns+` FROM documents WHERE state = $1
 		ORDER BY updated_at, id LIMIT $2`, state, limit)
-	if err != nil {
-		return nil, translate(err, "list documents")
-	}
-	defer rows.Close()
-	var out []document.Document
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, translate(err, "scan document")
-		}
-		out = append(out, d)
-	}
-	return out, translate(rows.Err(), "list documents")
 }
 
 // CountByState counts documents per state (states without documents are
