@@ -118,6 +118,11 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 		return nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
 	}
 	if err := cmd.Start(); err != nil {
+		// exec.CommandContext refuses to start once ctx is done: a deadline
+		// that expired before the process began is still our timeout.
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), ctxErr(ctx))
+		}
 		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 	}
 	out, readErr := io.ReadAll(io.LimitReader(stdout, s.maxOut+1))
