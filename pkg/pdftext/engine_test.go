@@ -274,3 +274,17 @@ func TestPrivateDirPermissions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
+
+// With pdftotext installed, auto's pdfium fallback serves only the rare
+// document pdftotext cannot read: one instance, not a pool per worker, so a
+// single fallback does not leave the process holding Workers × wasm memory.
+func TestAutoFallbackIsOneInstance(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "pdftotext")
+	e, err := New(Options{Engine: EngineAuto, Workers: 4})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	fb, err := e.(*autoEngine).pdfium()
+	require.NoError(t, err)
+	require.Equal(t, 1, fb.(*pdfiumEngine).opts.Workers)
+}

@@ -210,7 +210,14 @@ func (a *autoEngine) pdfium() (Engine, error) {
 		return nil, errors.New("pdftext: engine closed")
 	}
 	if a.fallback == nil {
-		e, err := newPdfium(a.opts, a.ocr)
+		opts := a.opts
+		if a.primary != nil {
+			// Only documents pdftotext cannot read come here: one warm
+			// instance (~200 MiB of wasm memory at most) is enough, instead
+			// of a pool the size of the primary engine's concurrency.
+			opts.Workers = 1
+		}
+		e, err := newPdfium(opts, a.ocr)
 		if err != nil {
 			return nil, err
 		}
