@@ -18,16 +18,29 @@ import (
 // and its connected adapters. Open builds it, Close releases it in reverse
 // order.
 type Process struct {
-	Config    config.Config
-	Logger    *zap.Logger
+	Config config.Config
+	Adapters
+
+	closers []func() // in opening order; Close runs them backwards
+}
+
+// Adapters are the connected adapters a service runs on; the workers' Deps
+// embed them, so the binaries and standalone hand the same set to each.
+type Adapters struct {
 	Store     *store.Store
 	Objects   ObjectStore
 	Templates Templates
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
+	Logger    *zap.Logger
 	Registry  *prometheus.Registry
+}
 
-	closers []func() // in opening order; Close runs them backwards
+// Named returns a copy whose logger is named name (one component of a
+// process that runs several, such as standalone).
+func (a Adapters) Named(name string) Adapters {
+	a.Logger = a.Logger.Named(name)
+	return a
 }
 
 // OpenOptions tune Open.
@@ -49,7 +62,7 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 	if err := cfg.RequireDatabase(); err != nil {
 		return nil, err
 	}
-	p := &Process{Config: cfg, Registry: observability.NewRegistry()}
+	p := &Process{Config: cfg, Adapters: Adapters{Registry: observability.NewRegistry()}}
 	defer func() {
 		if err != nil {
 			p.Close() // p, not the (nil) result: release what was opened

@@ -39,26 +39,14 @@ import (
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/webhook"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
 
 // Deps are the connected adapters the dispatcher runs on.
 type Deps struct {
-	Store     *store.Store
-	Objects   system.ObjectStore
-	Templates system.Templates
-	NATS      *nats.Conn
-	JetStream jetstream.JetStream
-	Logger    *zap.Logger
-	// Registry receives the dispatcher's metrics; nil registers nowhere.
-	Registry *prometheus.Registry
+	system.Adapters // Registry may be nil: metrics register nowhere
 	// Webhook is the HTTP client; nil builds one from the configuration.
 	Webhook *webhook.Client
 	// Tuning overrides internal intervals; the zero value is production.

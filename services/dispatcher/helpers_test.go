@@ -127,8 +127,9 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Store: b.st, Objects: b.objs, Templates: system.Templates{Set: tm},
-			JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"), Registry: b.reg, Tuning: tuning})
+		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objs,
+			Templates: system.Templates{Set: tm}, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
+			Registry: b.reg}, Tuning: tuning})
 	}()
 	b.t.Cleanup(func() {
 		cancel()

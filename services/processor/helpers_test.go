@@ -133,8 +133,8 @@ func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 	b.t.Helper()
 	nc, js := queuetest.Connect(b.t, b.natsURL)
 	reg := prometheus.NewRegistry()
-	d := processor.Deps{Store: b.st, Objects: b.objects, Templates: b.tmpls, NATS: nc, JetStream: js,
-		Logger: zaptest.NewLogger(b.t), Registry: reg}
+	d := processor.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
+		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}}
 	for _, m := range mod {
 		m(&d)
 	}

@@ -27,25 +27,14 @@ import (
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
 
 // Deps are the connected adapters the processor runs on.
 type Deps struct {
-	Store     *store.Store
-	Objects   system.ObjectStore
-	Templates system.Templates
-	NATS      *nats.Conn
-	JetStream jetstream.JetStream
-	Logger    *zap.Logger
-	// Registry receives the processor's metrics; nil registers nothing.
-	Registry *prometheus.Registry
+	system.Adapters // Registry may be nil: metrics register nowhere
 	// Engine extracts PDF text. Nil: Run starts the engine that
 	// INTAKE_PDF_ENGINE selects (one per process, shared by all workers)
 	// and closes it when it returns.

@@ -98,19 +98,19 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	g := new(errgroup.Group)
 	// The API stops first (ctx); the workers keep running until it has
 	// drained, so nothing it accepted waits for the next start.
+	adapters := system.Adapters{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js, Logger: logger, Registry: reg}
 	g.Go(func() error {
 		defer stopWork()
-		return ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
-			Logger: logger.Named("ingest"), Registry: reg}, bound)
+		a := adapters.Named("ingest")
+		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
 	})
 	g.Go(func() error {
-		return processor.Run(workCtx, cfg, processor.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
-			JetStream: js, Logger: logger.Named("processor"), Registry: reg})
+		return processor.Run(workCtx, cfg, processor.Deps{Adapters: adapters.Named("processor")})
 	})
 	g.Go(func() error { return observability.ServePprof(workCtx, cfg.PprofAddr) })
 	g.Go(func() error {
-		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Store: st, Objects: objs, Templates: tmpls, NATS: nc,
-			JetStream: js, Logger: logger.Named("dispatcher"), Registry: reg})
+		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Adapters: adapters.Named("dispatcher")})
 	})
 	err = g.Wait()
 	if derr := nc.Drain(); derr != nil {

@@ -29,7 +29,6 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	}
 	defer p.Close()
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
-		return dispatcher.Run(ctx, p.Config, dispatcher.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
-			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry})
+		return dispatcher.Run(ctx, p.Config, dispatcher.Deps{Adapters: p.Adapters})
 	})
 }
