@@ -100,6 +100,17 @@ type Totals struct {
 	NetAmount   string // sum of line amounts / total without tax
 	TaxAmount   string
 	GrossAmount string // total including tax
+	// LinesAmount is a printed total of the line amounts, when the document
+	// prints one apart from the net total.
+	LinesAmount string
+	// Charges and Allowances are document-level charges and allowances
+	// (discounts) included in the net total: net = lines + charges −
+	// allowances.
+	Charges    string
+	Allowances string
+	// ExtraCharges are charges added after tax (shipping or handling
+	// printed below the tax): gross = net + tax + extra charges.
+	ExtraCharges string
 }
 
 // Order is the canonical document.

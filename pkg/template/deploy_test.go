@@ -118,7 +118,12 @@ func TestContosoOrders(t *testing.T) {
 					wantItem{it.SupplierArticleID, it.Description, it.Quantity, it.UnitPrice, it.LineAmount}, "item %d", i+1)
 				require.Equal(t, itoa(i+1), it.Position)
 			}
-			require.Equal(t, order.Totals{NetAmount: w.net, TaxAmount: w.tax, GrossAmount: w.gross}, o.Totals)
+			// Shipping and handling as printed below the tax (SHIP/INS +
+			// HANDLING), so that net + tax + these = the printed total.
+			extra := map[string]string{"contoso-po-Adatum-Adel.pdf": "274.91", "contoso-po-Adatum-Grady.pdf": "169.27",
+				"contoso-po-Adatum-Johanna.pdf": "97.7", "contoso-po-Fabrikam-Adel.pdf": "163.87", "contoso-po-Fabrikam-Christie.pdf": "193.75",
+				"contoso-po-Relecloud-Isaiah.pdf": "128.98", "contoso-po-Relecloud-Johanna.pdf": "130.11", "contoso-po-VanArsdel-Irvin.pdf": "452.11"}
+			require.Equal(t, order.Totals{NetAmount: w.net, TaxAmount: w.tax, GrossAmount: w.gross, ExtraCharges: extra[w.file]}, o.Totals)
 			require.Equal(t, w.remarks, o.Remarks)
 			validateOpenTrans(t, o)
 		})
@@ -168,7 +173,8 @@ func TestOrderXComfort(t *testing.T) {
 			Quantity: "6.00", Unit: "PCE", UnitPrice: "25.00", PriceBasisQuantity: "1.00", LineAmount: "150.00", TaxRate: "20.00", DeliveryDate: date(2020, 4, 15)},
 	}
 	require.Equal(t, want, o.Items)
-	require.Equal(t, order.Totals{NetAmount: "300.00", TaxAmount: "60.00", GrossAmount: "360.00"}, o.Totals)
+	require.Equal(t, order.Totals{NetAmount: "300.00", TaxAmount: "60.00", GrossAmount: "360.00",
+		LinesAmount: "310.00", Charges: "21.00", Allowances: "31.00"}, o.Totals)
 	validateOpenTrans(t, o)
 }
 

@@ -44,6 +44,12 @@ type Result struct {
 	Keywords  KeywordTrace
 	text      string // prepared text the fields were extracted from
 	rawValues map[string][]string
+	// failed holds the fields whose regex failed (a match timeout): they
+	// are errors in the canonical order, never "not found".
+	failed map[string]string
+	// printedCurrency is a currency field's value (invoice2data's output
+	// then overwrites "currency" with options.currency).
+	printedCurrency string
 }
 
 // Prepare applies the template's text options in invoice2data's order:
@@ -136,7 +142,7 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 	}
 	tr := opts.Trace
 	prepared := t.Prepare(text)
-	res := &Result{Template: t.Name, Fields: NewObject(), text: prepared, rawValues: map[string][]string{}}
+	res := &Result{Template: t.Name, Fields: NewObject(), text: prepared, rawValues: map[string][]string{}, failed: map[string]string{}}
 	res.Matched, res.Keywords = t.Matches(prepared)
 	res.Excluded = res.Keywords.ExcludeHit != ""
 	if tr != nil {
@@ -168,7 +174,7 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 		case ParserStatic:
 			v = f.Value
 			if s, ok := v.(string); ok && f.Type != "" {
-				cv, err := t.coerce(f.Name, s, f.Type)
+				cv, err := t.coerce(f.Name, s, f.Type, f.Format)
 				if err != nil {
 					res.Errors = append(res.Errors, err.Error())
 				}
@@ -185,6 +191,9 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 		if truthy(v) {
 			out.Set(f.Name, v)
 		}
+	}
+	if c, ok := out.Get("currency"); ok {
+		res.printedCurrency = strings.TrimSpace(valueText(c))
 	}
 	out.Set("currency", t.Options.Currency)
 	if t.Lines != nil {
@@ -222,7 +231,13 @@ func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTr
 		}
 		ms, err := re.findAll(content, -1)
 		if err != nil {
-			res.Errors = append(res.Errors, fmt.Sprintf("field %s: %v", f.Name, err))
+			// A match timeout is an error on the field, not "no match".
+			msg := fmt.Sprintf("field %s: %v", f.Name, err)
+			res.Errors = append(res.Errors, msg)
+			res.failed[f.Name] = err.Error()
+			if ft != nil {
+				ft.Err = err.Error()
+			}
 		}
 		if re.NumGroups() > 1 {
 			if len(ms) > 0 {
@@ -258,7 +273,7 @@ func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTr
 	for i, s := range found {
 		vals[i] = s
 		if f.Type != "" {
-			v, err := t.coerce(f.Name, s, f.Type)
+			v, err := t.coerce(f.Name, s, f.Type, f.Format)
 			if err != nil {
 				res.Errors = append(res.Errors, err.Error())
 				if ft != nil {
@@ -356,10 +371,14 @@ func pyStr(v any) string {
 }
 
 // linesField runs a lines parser: every rule's blocks in order, rows
-// appended.
+// appended. A row still open at the end of a block (its first line at the
+// bottom of a page, the rest on the next) is continued by the next block's
+// lines that come before any first_line, so it stays one row.
 func (t *Template) linesField(name string, spec *LinesSpec, content string, res *Result, tr *Trace) any {
 	var rows []any
 	for ri, r := range spec.Rules {
+		var open *Object
+		var ruleRows []any
 		rest := content
 		for {
 			sm, err := r.Start.search(rest)
@@ -381,12 +400,19 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 				tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Rule: ri, Start: r.Start.Source, End: r.End.Source})
 				bt = &tr.Blocks[len(tr.Blocks)-1]
 			}
-			rows = append(rows, t.parseBlock(name, r, rest[:blockEnd], res, bt)...)
+			var done []any
+			done, open = t.parseBlock(r, rest[:blockEnd], bt, open)
+			ruleRows = append(ruleRows, done...)
 			rest = rest[em[1]:]
 			if em[1] == 0 && sm[1] == sm[0] {
 				break // empty start and end matches would loop forever
 			}
 		}
+		if open != nil && open.Len() > 0 {
+			ruleRows = append(ruleRows, open)
+		}
+		t.coerceRows(name, r, ruleRows, res)
+		rows = append(rows, ruleRows...)
 	}
 	return rows
 }
@@ -400,10 +426,12 @@ func firstMatch(res []*Regex, line string) (match, *Regex) {
 	return nil, nil
 }
 
-func (t *Template) parseBlock(name string, r *LinesRule, block string, res *Result, bt *BlockTrace) []any {
-	var rows []any
-	var cur *Object
-	firstFound := false
+// parseBlock reads one block's rows. open is a row left open by the
+// previous block of the same rule; the row still open at the end of this
+// block is returned separately so that the next block can continue it.
+func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *Object) (rows []any, _ *Object) {
+	cur := open
+	firstFound := open != nil
 	trace := func(line, kind string, re *Regex) {
 		if bt != nil {
 			lt := LineTrace{Text: line, Kind: kind}
@@ -445,7 +473,7 @@ func (t *Template) parseBlock(name string, r *LinesRule, block string, res *Resu
 		}
 		if r.LastLine != nil {
 			if m, re := firstMatch(r.LastLine, line); m != nil {
-				cur = appendGroups(cur, re, m, line)
+				cur = appendGroups(cur, re, m, line, r.JoinWith)
 				if cur.Len() > 0 {
 					rows = append(rows, cur)
 				}
@@ -460,17 +488,22 @@ func (t *Template) parseBlock(name string, r *LinesRule, block string, res *Resu
 			continue
 		}
 		if m, re := firstMatch(r.Line, line); m != nil {
-			cur = appendGroups(cur, re, m, line)
+			cur = appendGroups(cur, re, m, line, r.JoinWith)
 			trace(line, "line", re)
 			continue
 		}
 		trace(line, "no match", nil)
 	}
-	if cur != nil && cur.Len() > 0 {
-		rows = append(rows, cur)
-	}
+	return rows, cur
+}
+
+// coerceRows applies a rule's types to its rows, keeping each typed value's
+// source text in the row for the canonical order (which reads numbers
+// strictly and treats blanks as missing).
+func (t *Template) coerceRows(name string, r *LinesRule, rows []any, res *Result) {
 	for _, row := range rows {
 		o := row.(*Object)
+		o.format = r.Format
 		for _, k := range o.Keys() {
 			typ, ok := r.Types[k]
 			if !ok {
@@ -478,19 +511,23 @@ func (t *Template) parseBlock(name string, r *LinesRule, block string, res *Resu
 			}
 			v, _ := o.Get(k)
 			s, _ := v.(string)
-			cv, err := t.coerce(name+"."+k, s, typ)
+			if o.raw == nil {
+				o.raw = map[string]string{}
+			}
+			o.raw[k] = s
+			cv, err := t.coerce(name+"."+k, s, typ, r.Format)
 			if err != nil {
 				res.Errors = append(res.Errors, err.Error())
 			}
 			o.Set(k, cv)
 		}
 	}
-	return rows
 }
 
 // appendGroups adds a line's named groups to the current row, joining with
-// a newline onto values already there (parse_current_row).
-func appendGroups(cur *Object, re *Regex, m match, line string) *Object {
+// sep (a newline unless the block says join: space) onto values already
+// there (parse_current_row).
+func appendGroups(cur *Object, re *Regex, m match, line, sep string) *Object {
 	if cur == nil {
 		cur = NewObject()
 	}
@@ -503,7 +540,7 @@ func appendGroups(cur *Object, re *Regex, m match, line string) *Object {
 		prev, _ := cur.Get(gn)
 		ps, _ := prev.(string)
 		if ps != "" {
-			v = ps + "\n" + v
+			v = ps + sep + v
 		}
 		cur.Set(gn, v)
 	}
@@ -597,7 +634,7 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 		for i, s := range strs {
 			vals[i] = s
 			if typ != "" {
-				v, err := t.coerce(k, s, typ)
+				v, err := t.coerce(k, s, typ, ValueFormat{})
 				if err != nil {
 					res.Errors = append(res.Errors, err.Error())
 				}

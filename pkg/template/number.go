@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ParseNumber parses an amount as invoice2data does: decimalSep ("." or ",",
@@ -84,15 +85,30 @@ func canonicalDecimal(s string) (string, bool) {
 	return out, true
 }
 
+// format fills a field's or block's value format from the template
+// options where it sets nothing itself.
+func (t *Template) format(own ValueFormat) ValueFormat {
+	if own.DateFormats == nil {
+		own.DateFormats = t.Options.DateFormats
+	}
+	if own.DecimalSeparator == "" {
+		own.DecimalSeparator = t.Options.DecimalSeparator
+	}
+	return own
+}
+
 // coerce converts a matched string to a template type: "int", "float" or
-// "date" (invoice2data's coerce_type). Blank strings give 0 / 0.0.
-func (t *Template) coerce(field, v, typ string) (any, error) {
+// "date" (invoice2data's coerce_type) with the field's or block's format.
+// Blank strings give 0 / 0.0 in invoice2data's output; the canonical order
+// reads the source text instead and treats them as missing.
+func (t *Template) coerce(field, v, typ string, vf ValueFormat) (any, error) {
+	vf = t.format(vf)
 	switch typ {
 	case "int":
 		if strings.TrimSpace(v) == "" {
 			return int64(0), nil
 		}
-		f, err := ParseNumber(v, t.Options.DecimalSeparator)
+		f, err := ParseNumber(v, vf.DecimalSeparator)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", field, err)
 		}
@@ -104,17 +120,113 @@ func (t *Template) coerce(field, v, typ string) (any, error) {
 		if strings.TrimSpace(v) == "" {
 			return Float{F: 0, Dec: "0"}, nil
 		}
-		f, err := ParseNumber(v, t.Options.DecimalSeparator)
+		f, err := ParseNumber(v, vf.DecimalSeparator)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", field, err)
 		}
 		return f, nil
 	case "date":
-		d, err := ParseDate(v, t.Options.DateFormats, t.Options.Languages)
+		d, err := ParseDate(v, vf.DateFormats, t.Options.Languages)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", field, err)
 		}
 		return d, nil
 	}
 	return nil, fmt.Errorf("field %s: unknown type %q (int, float, date)", field, typ)
+}
+
+// groupSeparators are the thousands separators ParseAmount accepts: dot,
+// comma, apostrophes (Swiss), and the spaces printers use (plain, no-break,
+// narrow no-break, thin).
+const groupSeparators = ".,'’ \u00a0\u202f\u2009"
+
+// ParseAmount parses a printed amount or quantity strictly for the
+// canonical order: an optional sign, the integer part either without
+// separators or grouped in threes (1.234.567) or in the Indian 2-2-3
+// grouping (12,34,567) with one separator throughout, then optionally
+// decimalSep ("." or ",") and digits. Anything else (2.256,19 under a
+// decimal point, 1,5 under a decimal point, 12.34.5) is an error quoting
+// the text: a number that does not fit the declared separators is never
+// reinterpreted. It returns the canonical decimal ("-1234.5").
+func ParseAmount(s, decimalSep string) (string, error) {
+	if decimalSep == "" {
+		decimalSep = "."
+	}
+	v := strings.TrimSpace(s)
+	neg := false
+	switch {
+	case strings.HasPrefix(v, "-"), strings.HasPrefix(v, "+"):
+		neg = v[0] == '-'
+		v = strings.TrimSpace(v[1:])
+	case strings.HasSuffix(v, "-"): // 12,50- as some ERPs print credits
+		neg = true
+		v = strings.TrimSpace(v[:len(v)-1])
+	}
+	intPart, frac := v, ""
+	if i := strings.LastIndex(v, decimalSep); i >= 0 {
+		intPart, frac = v[:i], v[i+len(decimalSep):]
+		if frac == "" || !isDigits(frac) {
+			return "", fmt.Errorf("%q does not fit the decimal separator %q", s, decimalSep)
+		}
+	}
+	if intPart == "" && frac == "" {
+		return "", fmt.Errorf("%q is not a number", s)
+	}
+	if !wellGrouped(intPart, decimalSep) {
+		return "", fmt.Errorf("%q does not fit the decimal separator %q (groups of three digits, or 2-2-3, with one thousands separator)", s, decimalSep)
+	}
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, intPart)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if frac != "" {
+		digits += "." + frac
+	}
+	dec, ok := canonicalDecimal(sign + digits)
+	if !ok {
+		return "", fmt.Errorf("%q is not a number", s)
+	}
+	return dec, nil
+}
+
+// wellGrouped reports whether an integer part is plain digits or digits
+// grouped by one separator (other than the decimal separator) in threes,
+// or in the Indian grouping (last group three, the others two).
+func wellGrouped(s, decimalSep string) bool {
+	if s == "" || isDigits(s) {
+		return true
+	}
+	var sep rune
+	var groups []string
+	start := 0
+	for i, r := range s {
+		if r >= '0' && r <= '9' {
+			continue
+		}
+		if !strings.ContainsRune(groupSeparators, r) || string(r) == decimalSep || (sep != 0 && r != sep) {
+			return false
+		}
+		sep = r
+		groups = append(groups, s[start:i])
+		start = i + utf8.RuneLen(r)
+	}
+	groups = append(groups, s[start:])
+	first, rest := groups[0], groups[1:]
+	if len(first) == 0 || len(first) > 3 || len(rest[len(rest)-1]) != 3 {
+		return false
+	}
+	threes, indian := true, len(first) <= 2
+	for _, g := range rest {
+		threes = threes && len(g) == 3
+	}
+	for _, g := range rest[:len(rest)-1] {
+		indian = indian && len(g) == 2
+	}
+	return threes || indian
 }

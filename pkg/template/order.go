@@ -3,6 +3,9 @@ package template
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -90,9 +93,13 @@ func rejectReason(dt order.DocumentType) document.Reason {
 //     buyer_vat_id, supplier_vat_id missing → vat_id_missing;
 //  7. docintake.required delivery_address and no delivery party with a name,
 //     street and city or zip → cannot_parse_delivery_address;
-//  8. no items (or an item without quantity) and mode ≠ no_items →
-//     cannot_parse_items;
-//  9. a mapping lookup misses → deferred mapping_not_resolved.
+//  8. no order date and no docintake.date_fallback → unknown_format;
+//  9. no items, an item without quantity or (unless
+//     allow_nonpositive_quantity) with a quantity of 0 or below, and mode ≠
+//     no_items → cannot_parse_items;
+//  10. an arithmetic check fails (line amount, net total, gross total; see
+//     Checks) → cannot_parse_items with the numbers;
+//  11. a mapping lookup misses → deferred mapping_not_resolved.
 //
 // The order is returned for every outcome (as far as it could be built).
 // The error is non-nil when the mapper fails or a canonical value cannot be
@@ -160,6 +167,7 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 		return reject(document.ReasonDocumentIDMissing, "no order id (field order_id)")
 	}
 	check("order id %q", o.ID)
+
 	for _, req := range t.DocIntake.Required {
 		switch req {
 		case "vat_id", "buyer_vat_id", "supplier_vat_id":
@@ -183,16 +191,37 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 			// Always checked.
 		}
 	}
+	if o.IssueDate.IsZero() {
+		if t.DocIntake.DateFallback == "" {
+			return reject(document.ReasonUnknownFormat, "no order date (field date); set docintake.date_fallback: receipt to date such orders by the day they were received")
+		}
+		check("no order date: the receipt date will be used (docintake.date_fallback: receipt)")
+	}
 	if mode != document.ResultModeNoItems {
 		if len(o.Items) == 0 {
 			return reject(document.ReasonCannotParseItems, "no line items (field lines)")
 		}
 		for i, it := range o.Items {
 			if it.Quantity == "" {
-				return reject(document.ReasonCannotParseItems, "item %d (%s) has no quantity", i+1, it.Position)
+				return reject(document.ReasonCannotParseItems, "line %d (position %s%s) has no quantity", i+1, it.Position, describe(it))
+			}
+			if !t.DocIntake.AllowNonPositiveQuantity && (strings.HasPrefix(it.Quantity, "-") || isZeroDecimal(it.Quantity)) {
+				return reject(document.ReasonCannotParseItems, "line %d (position %s%s) has quantity %s; set docintake.allow_nonpositive_quantity to accept it",
+					i+1, it.Position, describe(it), it.Quantity)
 			}
 		}
 		check("%d items", len(o.Items))
+	}
+	fails, made := t.CheckOrder(o)
+	for _, m := range made {
+		check("%s", m)
+	}
+	if len(fails) > 0 {
+		details := make([]string, len(fails))
+		for i, f := range fails {
+			details[i] = f.Check + ": " + f.Detail
+		}
+		return reject(document.ReasonCannotParseItems, "arithmetic check failed: %s", strings.Join(details, "; "))
 	}
 	for _, mp := range t.DocIntake.Mappings {
 		out, err := t.applyMapping(ctx, o, mp, m, check)
@@ -331,32 +360,58 @@ func addressLines(a order.Address) []string {
 	return out
 }
 
+// singleValued lists the header fields that may hold several values (an
+// address printed over several matches, remarks); every other header field
+// holds one value, and several distinct values are an error.
+func singleValued(name string) bool {
+	return !strings.HasSuffix(name, "_address") && name != "remarks" && name != "remark"
+}
+
 // canonical builds the order from the extracted fields (names as in
-// docs/templates.md "Canonical fields").
+// docs/templates.md "Canonical fields"). It never invents or merges a
+// value: several distinct values for a single-valued field, a number that
+// does not fit the declared separators, a date that does not parse and a
+// regex that timed out are errors naming the field and the text; a typed
+// value whose text is blank is missing.
 func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Order, error) {
 	f := res.Fields
 	o := &order.Order{Type: t.DocIntake.DocumentType, NoItems: mode == document.ResultModeNoItems}
+	var errs []string
+	for _, name := range sortedKeys(res.failed) {
+		errs = append(errs, fmt.Sprintf("field %s: %s", name, res.failed[name]))
+	}
+	// one returns a header field's single value (nil when absent).
+	one := func(name string) any {
+		v, ok := f.Get(name)
+		if !ok {
+			return nil
+		}
+		if list, ok := v.([]any); ok && singleValued(name) {
+			switch len(list) {
+			case 0:
+				return nil
+			case 1:
+				return list[0]
+			}
+			errs = append(errs, fmt.Sprintf("field %s: several values %s", name, quoteValues(list)))
+			return nil
+		}
+		return v
+	}
 	str := func(keys ...string) string {
 		for _, k := range keys {
-			if v, ok := f.Get(k); ok {
-				if s := strings.TrimSpace(valueText(v)); s != "" {
-					return s
-				}
+			if s := strings.TrimSpace(valueText(one(k))); s != "" {
+				return s
 			}
 		}
 		return ""
 	}
-	var errs []string
-	dec := func(name string, v any) string {
-		d, err := t.decimal(v)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
-		}
-		return d
-	}
 	date := func(name string) order.Date {
-		v, ok := f.Get(name)
-		if !ok {
+		vf := t.fieldFormat(name)
+		v := one(name)
+		if v == nil {
+			// A date that did not parse is left out of invoice2data's
+			// output; its error is the canonical order's.
 			for _, e := range res.Errors {
 				if strings.HasPrefix(e, "field "+name+":") {
 					errs = append(errs, e)
@@ -364,11 +419,24 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 			}
 			return order.Date{}
 		}
-		d, err := t.date(v)
+		d, err := t.date(v, vf)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
 		}
 		return d
+	}
+	amount := func(names ...string) string {
+		for _, name := range names {
+			d, ok, err := t.headerAmount(res, name)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
+				return ""
+			}
+			if ok {
+				return d
+			}
+		}
+		return ""
 	}
 	idKeys := []string{"order_id", "document_id"}
 	if o.Type != order.TypeOrder {
@@ -377,7 +445,13 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 	o.ID = str(idKeys...)
 	o.IssueDate = date("date")
 	o.DeliveryDate = date("delivery_date")
-	o.Currency = str("currency")
+	// invoice2data's output always carries options.currency (EUR unless
+	// set); the order carries a currency only when one is printed or the
+	// template states it.
+	o.Currency = res.printedCurrency
+	if o.Currency == "" && t.Options.CurrencySet {
+		o.Currency = t.Options.Currency
+	}
 	o.Language = str("language")
 	o.BuyerOrderID = str("buyer_order_id")
 	o.PaymentTerms = str("payment_terms")
@@ -406,21 +480,13 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 			o.Parties = append(o.Parties, p)
 		}
 	}
-	if v, ok := f.Get("total_net"); ok {
-		o.Totals.NetAmount = dec("total_net", v)
-	} else if v, ok := f.Get("amount_untaxed"); ok {
-		o.Totals.NetAmount = dec("amount_untaxed", v)
-	}
-	if v, ok := f.Get("total_tax"); ok {
-		o.Totals.TaxAmount = dec("total_tax", v)
-	} else if v, ok := f.Get("amount_tax"); ok {
-		o.Totals.TaxAmount = dec("amount_tax", v)
-	}
-	if v, ok := f.Get("total_gross"); ok {
-		o.Totals.GrossAmount = dec("total_gross", v)
-	} else if v, ok := f.Get("amount"); ok {
-		o.Totals.GrossAmount = dec("amount", v)
-	}
+	o.Totals.NetAmount = amount("total_net", "amount_untaxed")
+	o.Totals.TaxAmount = amount("total_tax", "amount_tax")
+	o.Totals.GrossAmount = amount("total_gross", "amount")
+	o.Totals.LinesAmount = amount("total_lines")
+	o.Totals.Charges = amount("total_charges")
+	o.Totals.Allowances = amount("total_allowances")
+	o.Totals.ExtraCharges = amount("total_extra_charges")
 	if mode != document.ResultModeNoItems {
 		rowsV, ok := f.Get("lines")
 		if !ok {
@@ -432,39 +498,11 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 			if !ok {
 				continue
 			}
-			rs := func(k string) string {
-				v, _ := row.Get(k)
-				return strings.TrimSpace(valueText(v))
-			}
-			rd := func(k string) string {
-				v, ok := row.Get(k)
-				if !ok || rs(k) == "" {
-					return ""
-				}
-				return dec(fmt.Sprintf("lines[%d].%s", i, k), v)
-			}
 			if !hasAny(row, "quantity", "description", "supplier_article_id", "buyer_article_id", "ean", "line_amount") {
 				continue // a section header or note row
 			}
-			it := order.Item{
-				Position: rs("position"), SupplierArticleID: rs("supplier_article_id"), BuyerArticleID: rs("buyer_article_id"),
-				EAN: rs("ean"), Description: rs("description"), LongDescription: rs("long_description"),
-				Quantity: rd("quantity"), Unit: rs("unit"), UnitPrice: rd("unit_price"),
-				PriceBasisQuantity: rd("price_basis_quantity"), LineAmount: rd("line_amount"),
-			}
-			if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" {
-				it.TaxRate = dec(fmt.Sprintf("lines[%d].tax_rate", i), tr)
-			}
-			if v, ok := row.Get("line_delivery_date"); ok && truthy(v) {
-				d, err := t.date(v)
-				if err != nil {
-					errs = append(errs, fmt.Sprintf("field lines[%d].line_delivery_date: %v", i, err))
-				}
-				it.DeliveryDate = d
-			}
-			if r := rs("remark"); r != "" {
-				it.Remarks = append(it.Remarks, r)
-			}
+			it, rowErrs := t.item(row, i)
+			errs = append(errs, rowErrs...)
 			if it.Position == "" {
 				it.Position = strconv.Itoa(len(o.Items) + 1)
 			}
@@ -476,6 +514,171 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 			Message: fmt.Sprintf("template %s: %s", t.Name, strings.Join(errs, "; "))}
 	}
 	return o, nil
+}
+
+// item builds one order line from a lines row; errors name the row
+// (lines[i].field) and the text.
+func (t *Template) item(row *Object, i int) (order.Item, []string) {
+	var errs []string
+	vf := t.format(row.format)
+	rs := func(k string) string {
+		v, _ := row.Get(k)
+		return strings.TrimSpace(valueText(v))
+	}
+	rd := func(k string) string {
+		d, err := rowAmount(row, k, vf.DecimalSeparator)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("field lines[%d].%s: %v", i, k, err))
+		}
+		return d
+	}
+	it := order.Item{
+		Position: rs("position"), SupplierArticleID: rs("supplier_article_id"), BuyerArticleID: rs("buyer_article_id"),
+		EAN: rs("ean"), Description: rs("description"), LongDescription: rs("long_description"),
+		Quantity: rd("quantity"), Unit: rs("unit"), UnitPrice: rd("unit_price"),
+		PriceBasisQuantity: rd("price_basis_quantity"), LineAmount: rd("line_amount"),
+	}
+	if it.PriceBasisQuantity != "" && isZeroDecimal(it.PriceBasisQuantity) {
+		errs = append(errs, fmt.Sprintf("field lines[%d].price_basis_quantity: a price per 0 units", i))
+		it.PriceBasisQuantity = ""
+	}
+	if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" {
+		d, err := ParseAmount(tr, vf.DecimalSeparator)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("field lines[%d].tax_rate: %v", i, err))
+		}
+		it.TaxRate = d
+	}
+	src := rowText(row, "line_delivery_date")
+	if v, ok := row.Get("line_delivery_date"); ok && strings.TrimSpace(src) != "" {
+		d, err := t.date(v, vf)
+		if raw, ok := row.raw["line_delivery_date"]; ok {
+			d, err = t.date(raw, vf)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("field lines[%d].line_delivery_date: %v", i, err))
+		}
+		it.DeliveryDate = d
+	}
+	if r := rs("remark"); r != "" {
+		it.Remarks = append(it.Remarks, r)
+	}
+	return it, errs
+}
+
+// rowText is the text of a row's value: its source text when typed.
+func rowText(row *Object, k string) string {
+	if raw, ok := row.raw[k]; ok {
+		return raw
+	}
+	v, _ := row.Get(k)
+	return valueText(v)
+}
+
+// rowAmount reads a row's number strictly from its printed text: "" when
+// absent or blank (missing, never 0), an error when it holds several
+// values (continued on several lines) or does not fit the separators.
+func rowAmount(row *Object, k, decimalSep string) (string, error) {
+	if _, ok := row.raw[k]; !ok {
+		if v, ok := row.Get(k); ok {
+			switch x := v.(type) {
+			case Float, int64:
+				return decimalOf(x)
+			}
+		}
+	}
+	s := strings.TrimSpace(rowText(row, k))
+	if s == "" {
+		return "", nil
+	}
+	if strings.Contains(s, "\n") {
+		return "", fmt.Errorf("several values %q", strings.Split(s, "\n"))
+	}
+	return ParseAmount(trimCurrency(s), decimalSep)
+}
+
+// headerAmount reads a header amount strictly from the text its regex
+// found; ok is false when the field is absent or blank.
+func (t *Template) headerAmount(res *Result, name string) (string, bool, error) {
+	v, present := res.Fields.Get(name)
+	fs := t.field(name)
+	raw, hasRaw := res.rawValues[name]
+	if fs == nil || !hasRaw {
+		if !present || !truthy(v) {
+			return "", false, nil
+		}
+		d, err := t.decimal(v)
+		return d, d != "", err
+	}
+	sep := t.format(fs.Format).DecimalSeparator
+	var distinct []string
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if _, err := ParseAmount(trimCurrency(r), sep); err != nil {
+			return "", false, err
+		}
+		if !slices.Contains(distinct, r) {
+			distinct = append(distinct, r)
+		}
+	}
+	switch {
+	case len(distinct) == 0:
+		return "", false, nil
+	case fs.Group != "":
+		// sum, min, max, first, last: the group decides; the texts were
+		// checked above.
+		d, err := t.decimal(v)
+		return d, d != "", err
+	case len(distinct) > 1:
+		return "", false, fmt.Errorf("several values %q", distinct)
+	}
+	d, err := ParseAmount(trimCurrency(distinct[0]), sep)
+	return d, err == nil, err
+}
+
+// field returns the template's field named name (nil when none).
+func (t *Template) field(name string) *Field {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// fieldFormat is the value format of the header field name.
+func (t *Template) fieldFormat(name string) ValueFormat {
+	if f := t.field(name); f != nil {
+		return t.format(f.Format)
+	}
+	return t.format(ValueFormat{})
+}
+
+func trimCurrency(s string) string {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "$€£¥"))
+	return s
+}
+
+func isZeroDecimal(d string) bool { return strings.Trim(d, "-0.") == "" }
+
+func quoteValues(list []any) string {
+	q := make([]string, len(list))
+	for i, v := range list {
+		q[i] = fmt.Sprintf("%q", valueText(v))
+	}
+	return strings.Join(q, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func partyEmpty(p order.Party) bool {
@@ -545,42 +748,45 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// decimal converts an extracted value to a canonical decimal string.
-func (t *Template) decimal(v any) (string, error) {
+// decimalOf is the exact decimal of a parsed number.
+func decimalOf(v any) (string, error) {
 	switch x := v.(type) {
 	case Float:
 		if x.Dec != "" {
 			return x.Dec, nil
 		}
+		if math.IsInf(x.F, 0) || math.IsNaN(x.F) {
+			return "", fmt.Errorf("%v is not a number", x.F)
+		}
 		return strconv.FormatFloat(x.F, 'f', -1, 64), nil
 	case int64:
 		return strconv.FormatInt(x, 10), nil
-	case string:
-		s := strings.TrimSpace(x)
-		s = strings.TrimLeft(s, "$€£¥")
-		s = strings.TrimSpace(strings.TrimRight(s, "$€£¥"))
-		n, err := ParseNumber(s, t.Options.DecimalSeparator)
-		if err != nil {
-			return "", err
-		}
-		if n.Dec == "" {
-			return "", fmt.Errorf("%q is not a decimal number", x)
-		}
-		return n.Dec, nil
-	case []any:
-		return "", fmt.Errorf("several values %s", valueText(x))
 	}
 	return "", fmt.Errorf("%v is not a number", v)
 }
 
-func (t *Template) date(v any) (order.Date, error) {
+// decimal converts an extracted value (a static value or a table's) to a
+// canonical decimal string; text is read strictly.
+func (t *Template) decimal(v any) (string, error) {
+	switch x := v.(type) {
+	case Float, int64:
+		return decimalOf(x)
+	case string:
+		return ParseAmount(trimCurrency(x), t.Options.DecimalSeparator)
+	case []any:
+		return "", fmt.Errorf("several values %s", quoteValues(x))
+	}
+	return "", fmt.Errorf("%v is not a number", v)
+}
+
+func (t *Template) date(v any, vf ValueFormat) (order.Date, error) {
 	switch x := v.(type) {
 	case order.Date:
 		return x, nil
 	case string:
-		return ParseDate(x, t.Options.DateFormats, t.Options.Languages)
+		return ParseDate(x, vf.DateFormats, t.Options.Languages)
 	case []any:
-		return order.Date{}, fmt.Errorf("several values %s", valueText(x))
+		return order.Date{}, fmt.Errorf("several values %s", quoteValues(x))
 	}
 	return order.Date{}, fmt.Errorf("%v is not a date", v)
 }

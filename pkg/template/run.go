@@ -2,6 +2,7 @@ package template
 
 import (
 	"context"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
@@ -18,6 +19,9 @@ type RunOptions struct {
 	Area     AreaFunc
 	// Debug collects a Trace (templates tried, fields, blocks, checks).
 	Debug bool
+	// ReceivedAt is when the document was received: the order date of a
+	// template with docintake.date_fallback: receipt when none is printed.
+	ReceivedAt time.Time
 }
 
 // Run is one document's processing: the chosen template, invoice2data's
@@ -73,6 +77,10 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 		run.Trace.Templates = []TemplateTrace{{Name: t.Name, File: t.File, Priority: t.Priority, Matched: res.Matched, Keywords: res.Keywords}}
 	}
 	o, out, err := t.Order(ctx, res, opts.Mapper, opts.Mode, run.Trace)
+	if o != nil && o.IssueDate.IsZero() && t.DocIntake.DateFallback == "receipt" && !opts.ReceivedAt.IsZero() {
+		o.IssueDate = order.DateOf(opts.ReceivedAt)
+		o.Remarks = append(o.Remarks, "No order date printed; the order is dated by the day it was received ("+o.IssueDate.String()+")")
+	}
 	run.Order, run.Outcome = o, out
 	return run, err
 }

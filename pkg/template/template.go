@@ -50,6 +50,9 @@ type Options struct {
 	RemoveAccents    bool
 	Lowercase        bool
 	Currency         string // default EUR
+	// CurrencySet is true when the template states options.currency; only
+	// then does the canonical order carry it when no currency is printed.
+	CurrencySet      bool
 	DateFormats      []string
 	Languages        []string
 	DecimalSeparator string // default "."
@@ -86,6 +89,17 @@ type Field struct {
 	Area    *Area
 	Replace []Replacement
 	Line    int
+	// Format overrides the template's date_formats and decimal_separator
+	// for this field.
+	Format ValueFormat
+}
+
+// ValueFormat is how dates and numbers are written: a field's or a lines
+// block's own date_formats and decimal_separator, falling back to the
+// template options where unset.
+type ValueFormat struct {
+	DateFormats      []string
+	DecimalSeparator string
 }
 
 // Area is a pdftotext crop (invoice2data's area option): page range and a
@@ -113,6 +127,13 @@ type LinesRule struct {
 	// EndMatch includes the text matched by end in the block (so the last
 	// line can be the end marker itself).
 	EndMatch bool
+	// Format overrides the template's date_formats and decimal_separator
+	// for this block's types.
+	Format ValueFormat
+	// JoinWith joins a value continued on several lines (a wrapped
+	// description): "\n" by default as invoice2data does, " " with
+	// join: space.
+	JoinWith string
 }
 
 // TableSpec is one entry of tables.
@@ -135,6 +156,14 @@ type DocIntake struct {
 	Mappings        []Mapping
 	IgnoredFeedback bool
 	Present         bool // the template has a docintake block
+	// Checks are the arithmetic checks (checks:), all on by default.
+	Checks Checks
+	// DateFallback "receipt" dates an order without a printed date by the
+	// day it was received (with a remark); "" rejects it.
+	DateFallback string
+	// AllowNonPositiveQuantity accepts quantities of 0 or below (returns,
+	// cancellations); by default such a line is rejected.
+	AllowNonPositiveQuantity bool
 }
 
 // RuleAction is what a rule does when it fires.
@@ -408,6 +437,7 @@ func (p *parser) template(root *yaml.Node) *Template {
 	t := &Template{File: p.file, Priority: DefaultPriority, Options: Options{Currency: "EUR", DecimalSeparator: "."}}
 	t.Name = strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
 	t.DocIntake.DocumentType = order.TypeOrder
+	t.DocIntake.Checks = defaultChecks
 	var fieldsNode, optionsNode *yaml.Node
 	var rawKeywords []string
 	issuerSet := false
@@ -497,15 +527,10 @@ func (p *parser) options(n *yaml.Node, path string, o *Options) {
 			o.Lowercase = p.boolean(v, kp)
 		case "currency":
 			if s, ok := p.str(v, kp); ok {
-				o.Currency = s
+				o.Currency, o.CurrencySet = s, true
 			}
 		case "date_formats":
-			o.DateFormats = p.strList(v, kp)
-			for i, f := range o.DateFormats {
-				if compileStrptime(f) == nil {
-					p.problem(v, fmt.Sprintf("%s[%d]", kp, i), "unsupported strptime directive in %q", f)
-				}
-			}
+			o.DateFormats = p.dateFormats(v, kp)
 		case "languages":
 			o.Languages = p.strList(v, kp)
 			for _, l := range o.Languages {
@@ -514,15 +539,35 @@ func (p *parser) options(n *yaml.Node, path string, o *Options) {
 				}
 			}
 		case "decimal_separator":
-			if s, ok := p.str(v, kp); ok {
-				o.DecimalSeparator = s
-			}
+			o.DecimalSeparator = p.decimalSeparator(v, kp)
 		case "replace":
 			o.Replace = p.replacements(v, kp)
 		default:
 			p.problem(kv[0], kp, "unknown option")
 		}
 	}
+}
+
+func (p *parser) dateFormats(v *yaml.Node, path string) []string {
+	fs := p.strList(v, path)
+	for i, f := range fs {
+		if compileStrptime(f) == nil {
+			p.problem(v, fmt.Sprintf("%s[%d]", path, i), "unsupported strptime directive in %q", f)
+		}
+	}
+	return fs
+}
+
+func (p *parser) decimalSeparator(v *yaml.Node, path string) string {
+	s, ok := p.str(v, path)
+	if !ok {
+		return ""
+	}
+	if s != "." && s != "," {
+		p.problem(v, path, "decimal_separator must be \".\" or \",\", not %q", s)
+		return ""
+	}
+	return s
 }
 
 func (p *parser) replacements(n *yaml.Node, path string) []Replacement {
@@ -622,6 +667,10 @@ func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
 			f.Replace = p.replacements(sv, skp)
 		case "area":
 			f.Area = p.area(sv, skp)
+		case "date_formats":
+			f.Format.DateFormats = p.dateFormats(sv, skp)
+		case "decimal_separator":
+			f.Format.DecimalSeparator = p.decimalSeparator(sv, skp)
 		default:
 			linesNode = v // lines settings live next to parser: lines
 		}
@@ -645,7 +694,7 @@ func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
 	if linesNode != nil {
 		for _, kv := range pairs(v) {
 			switch kv[0].Value {
-			case "parser", "regex", "type", "group", "value", "replace", "area":
+			case "parser", "regex", "type", "group", "value", "replace", "area", "date_formats", "decimal_separator":
 			default:
 				p.problem(kv[0], kp+"."+kv[0].Value, "unknown key for parser %s", parserName)
 			}
@@ -665,7 +714,8 @@ func (p *parser) area(n *yaml.Node, path string) *Area {
 }
 
 var linesKeys = map[string]bool{"parser": true, "start": true, "end": true, "line": true, "first_line": true, "last_line": true,
-	"skip_line": true, "types": true, "rules": true, "end_match": true, "line_separator": true}
+	"skip_line": true, "types": true, "rules": true, "end_match": true, "line_separator": true,
+	"date_formats": true, "decimal_separator": true, "join": true}
 
 func (p *parser) lines(n *yaml.Node, path string) *LinesSpec {
 	if n.Kind != yaml.MappingNode {
@@ -701,7 +751,7 @@ func (p *parser) lines(n *yaml.Node, path string) *LinesSpec {
 }
 
 func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
-	r := &LinesRule{}
+	r := &LinesRule{JoinWith: "\n"}
 	var lineSep = `\n`
 	var lineSepNode *yaml.Node
 	var firstSet, lastSet bool
@@ -734,6 +784,19 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 			case "line_separator":
 				if s, ok := p.str(v, kp); ok {
 					lineSep, lineSepNode = s, v
+				}
+			case "date_formats":
+				r.Format.DateFormats = p.dateFormats(v, kp)
+			case "decimal_separator":
+				r.Format.DecimalSeparator = p.decimalSeparator(v, kp)
+			case "join":
+				switch s, _ := p.str(v, kp); s {
+				case "newline":
+					r.JoinWith = "\n"
+				case "space":
+					r.JoinWith = " "
+				default:
+					p.problem(v, kp, "join must be newline or space, not %q", s)
 				}
 			case "rules", "parser":
 			default:
@@ -893,8 +956,58 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 			d.Mappings = p.mappings(v, kp)
 		case "ignored_feedback":
 			d.IgnoredFeedback = p.boolean(v, kp)
+		case "checks":
+			p.checks(v, kp, &d.Checks)
+		case "date_fallback":
+			switch s, _ := p.str(v, kp); s {
+			case "receipt", "none":
+				d.DateFallback = strings.TrimSuffix(s, "none")
+			default:
+				p.problem(v, kp, "date_fallback must be receipt or none, not %q", s)
+			}
+		case "allow_nonpositive_quantity":
+			d.AllowNonPositiveQuantity = p.boolean(v, kp)
 		default:
 			p.problem(kv[0], kp, "unknown docintake key")
+		}
+	}
+}
+
+// checks reads docintake.checks: false switches every check off; a mapping
+// sets tolerance and switches single checks.
+func (p *parser) checks(n *yaml.Node, path string, c *Checks) {
+	if n.Kind == yaml.ScalarNode {
+		if !p.boolean(n, path) {
+			*c = Checks{}
+		}
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		p.problem(n, path, "must be false or a mapping (tolerance, line_amount, net_total, gross_total)")
+		return
+	}
+	for _, kv := range pairs(n) {
+		k, v := kv[0].Value, resolve(kv[1])
+		kp := path + "." + k
+		switch k {
+		case "tolerance":
+			s, ok := p.str(v, kp)
+			if !ok {
+				continue
+			}
+			if d, err := ParseAmount(s, "."); err != nil || strings.HasPrefix(d, "-") {
+				p.problem(v, kp, "tolerance must be a non-negative decimal such as 0.01, not %q", s)
+				continue
+			}
+			c.Tolerance = s
+		case "line_amount":
+			c.LineAmount = p.boolean(v, kp)
+		case "net_total":
+			c.NetTotal = p.boolean(v, kp)
+		case "gross_total":
+			c.GrossTotal = p.boolean(v, kp)
+		default:
+			p.problem(kv[0], kp, "unknown check (tolerance, line_amount, net_total, gross_total)")
 		}
 	}
 }

@@ -29,6 +29,11 @@ type Float struct {
 type Object struct {
 	keys []string
 	m    map[string]any
+	// raw is the source text of a lines row's typed values and format the
+	// block's value format: the canonical order parses numbers from the
+	// text, strictly, so a blank is missing rather than invoice2data's 0.
+	raw    map[string]string
+	format ValueFormat
 }
 
 // NewObject returns an empty Object.
