@@ -1,0 +1,220 @@
+package template_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/order"
+	"github.com/docintake/docintake/pkg/template"
+)
+
+// poTemplate reads poText: header dates printed day first, line delivery
+// dates month first (the lines block's own date_formats), prices per a
+// basis quantity printed on some lines only.
+const poTemplate = `
+issuer: Trust Buyer
+keywords: [TRUST BUYER, PURCHASE ORDER]
+fields:
+  order_id: {parser: regex, regex: 'Order no\.?\s+(\S+)'}
+  date: {parser: regex, regex: 'Date:\s+(\d\d/\d\d/\d{4})', type: date, date_formats: ['%d/%m/%Y']}
+  currency: {parser: regex, regex: 'Currency:\s+([A-Z]{3})'}
+  total_net: {parser: regex, regex: 'Net total\s+([\d,.]+)'}
+  total_tax: {parser: regex, regex: 'VAT\s+([\d,.]+)'}
+  total_gross: {parser: regex, regex: 'Total\s+([\d,.]+)\s*$'}
+  lines:
+    parser: lines
+    start: Pos\s+Article
+    end: Net total
+    line: '^\s*(?P<position>\d+)\s+(?P<supplier_article_id>\S+)\s+(?P<description>.+?)\s{2,}(?P<quantity>[\d.,]*)\s{2,}(?P<unit_price>[\d.,]+)(?:\s*/\s*(?P<price_basis_quantity>\d+))?\s+(?P<line_amount>[\d.,]+)\s+(?P<line_delivery_date>\d\d/\d\d/\d{4})\s*$'
+    types: {quantity: float, unit_price: float, price_basis_quantity: float, line_amount: float, line_delivery_date: date}
+    date_formats: ['%m/%d/%Y']
+options:
+  decimal_separator: "."
+docintake:
+  name: trust
+`
+
+// poText prints 3 lines: 10 × 2.50 = 25.00; 1000 × 12.00 per 100 = 120.00;
+// 4 × 1,234.50 = 4,938.00. Net 5,083.00 + VAT 965.77 = 6,048.77.
+const poText = `TRUST BUYER                      PURCHASE ORDER
+Order no. PO-4711
+Date: 03/02/2026
+Currency: EUR
+
+Pos  Article   Description                 Qty       Price          Amount   Delivery
+1    A-100     Hex bolts M8                10        2.50           25.00    02/14/2026
+2    A-200     Washers                     1000      12.00 / 100    120.00   02/15/2026
+3    A-300     Motor housing               4         1,234.50       4,938.00 03/01/2026
+Net total   5,083.00
+VAT   965.77
+Total   6,048.77
+`
+
+func loadOne(t *testing.T, yml string) *template.Set {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.yml"), []byte(yml), 0o600))
+	set, err := template.Load(dir)
+	require.NoError(t, err)
+	return set
+}
+
+func runPO(t *testing.T, set *template.Set, text string) (*template.Run, error) {
+	t.Helper()
+	return set.Run(t.Context(), text, template.RunOptions{Template: "trust", Debug: true})
+}
+
+func TestCorrectPOAccepted(t *testing.T) {
+	t.Parallel()
+	run, err := runPO(t, loadOne(t, poTemplate), poText)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	o := run.Order
+	require.Equal(t, "PO-4711", o.ID)
+	// Header date day first, line dates month first.
+	require.Equal(t, order.Date{Year: 2026, Month: time.February, Day: 3}, o.IssueDate)
+	require.Equal(t, order.Date{Year: 2026, Month: time.February, Day: 14}, o.Items[0].DeliveryDate)
+	require.Equal(t, order.Date{Year: 2026, Month: time.March, Day: 1}, o.Items[2].DeliveryDate)
+	require.Equal(t, "EUR", o.Currency)
+	require.Len(t, o.Items, 3)
+	// The price basis is printed on line 2 only: the others have none,
+	// never a price per 0 units.
+	require.Equal(t, "", o.Items[0].PriceBasisQuantity)
+	require.Equal(t, "100", o.Items[1].PriceBasisQuantity)
+	require.Equal(t, "1234.50", o.Items[2].UnitPrice)
+	require.Equal(t, "4938.00", o.Items[2].LineAmount)
+	require.Equal(t, order.Totals{NetAmount: "5083.00", TaxAmount: "965.77", GrossAmount: "6048.77"}, o.Totals)
+	checks := strings.Join(run.Trace.Checks, "\n")
+	require.Contains(t, checks, "check line_amount ok: line 2 (position 2, \"A-200\"): quantity 1000 × unit price 12.00 ÷ price basis 100 = 120")
+	require.Contains(t, checks, "check net_total ok")
+	require.Contains(t, checks, "check gross_total ok")
+}
+
+func TestPORejections(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, poTemplate)
+	cases := []struct {
+		name, old, new string
+		detail         []string
+	}{
+		{"wrong line amount", "4         1,234.50       4,938.00", "4         1,234.50       4,838.00",
+			[]string{"line_amount", "line 3 (position 3, \"A-300\")", "quantity 4 × unit price 1234.50 = 4938", "printed line amount 4838.00", "difference 100"}},
+		{"wrong net total", "Net total   5,083.00", "Net total   5,093.00",
+			[]string{"net_total", "sum of 3 line amounts = 5083", "printed net total 5093.00"}},
+		{"wrong gross total", "Total   6,048.77", "Total   6,048.78",
+			[]string{"gross_total", "net total 5083.00 + tax total 965.77 = 6048.77", "printed gross total 6048.78", "difference 0.01", "tolerance 0.005"}},
+		{"empty quantity", "Hex bolts M8                10        2.50", "Hex bolts M8                          2.50",
+			[]string{"line 1 (position 1, \"A-100\") has no quantity"}},
+		{"zero quantity", "Hex bolts M8                10        2.50           25.00", "Hex bolts M8                0         2.50           0.00 ",
+			[]string{"line 1 (position 1, \"A-100\") has quantity 0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			text := strings.Replace(poText, c.old, c.new, 1)
+			require.NotEqual(t, poText, text)
+			run, err := runPO(t, set, text)
+			require.NoError(t, err)
+			require.Equal(t, template.OutcomeRejected, run.Outcome.Status, run.Outcome.String())
+			require.Equal(t, document.ReasonCannotParseItems, run.Outcome.Reason)
+			for _, d := range c.detail {
+				require.Contains(t, run.Outcome.Detail, d)
+			}
+		})
+	}
+}
+
+func TestPOChecksConfigurable(t *testing.T) {
+	t.Parallel()
+	wrong := strings.Replace(poText, "Total   6,048.77", "Total   6,048.78", 1)
+	// A tolerance of one cent accepts it; switching the check off too.
+	for _, cfg := range []string{"  checks: {tolerance: '0.01'}\n", "  checks: {gross_total: false}\n", "  checks: false\n"} {
+		run, err := runPO(t, loadOne(t, poTemplate+cfg), wrong)
+		require.NoError(t, err)
+		require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, "%s: %s", cfg, run.Outcome)
+	}
+	// Zero quantities only when the template allows them.
+	zero := strings.Replace(poText, "Hex bolts M8                10        2.50           25.00", "Hex bolts M8                0         2.50           0.00 ", 1)
+	zero = strings.Replace(zero, "5,083.00", "5,058.00", 1)
+	zero = strings.Replace(strings.Replace(zero, "965.77", "960.02", 1), "6,048.77", "6,018.02", 1)
+	run, err := runPO(t, loadOne(t, poTemplate+"  allow_nonpositive_quantity: true\n"), zero)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+}
+
+func TestPOValueErrors(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, poTemplate)
+	cases := []struct{ name, old, new, want string }{
+		{"two order ids", "Currency: EUR", "Currency: EUR\nOrder no. PO-4712", `field order_id: several values "PO-4711", "PO-4712"`},
+		{"decimal comma under a decimal point", "4         1,234.50       4,938.00", "4         1.234,50       4.938,00", `lines[2].unit_price: "1.234,50" does not fit the decimal separator "."`},
+		{"quantity 1,5 under a decimal point", "Hex bolts M8                10  ", "Hex bolts M8                1,5  ", `lines[0].quantity: "1,5" does not fit`},
+		{"bad grouping", "Net total   5,083.00", "Net total   50,83.00", `field total_net: "50,83.00" does not fit`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			text := strings.Replace(poText, c.old, c.new, 1)
+			require.NotEqual(t, poText, text)
+			_, err := runPO(t, set, text)
+			require.Error(t, err)
+			require.Equal(t, document.EINVALID, document.ErrorKind(err))
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestPOWithoutCurrencyOrDate(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, poTemplate)
+	run, err := runPO(t, set, strings.Replace(poText, "Currency: EUR\n", "", 1))
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	require.Equal(t, "", run.Order.Currency, "no currency printed and none stated: none invented")
+	// Stated by the template's options: that one.
+	run, err = runPO(t, loadOne(t, strings.Replace(poTemplate, `decimal_separator: "."`, "decimal_separator: \".\"\n  currency: CHF", 1)),
+		strings.Replace(poText, "Currency: EUR\n", "", 1))
+	require.NoError(t, err)
+	require.Equal(t, "CHF", run.Order.Currency)
+
+	noDate := strings.Replace(poText, "Date: 03/02/2026\n", "", 1)
+	run, err = runPO(t, set, noDate)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeRejected, run.Outcome.Status)
+	require.Equal(t, document.ReasonUnknownFormat, run.Outcome.Reason)
+	require.Contains(t, run.Outcome.Detail, "no order date (field date)")
+	// Opted in: dated by the day it was received, with a remark.
+	fb := loadOne(t, poTemplate+"  date_fallback: receipt\n")
+	run, err = fb.Run(t.Context(), noDate, template.RunOptions{Template: "trust", ReceivedAt: time.Date(2026, 5, 6, 23, 0, 0, 0, time.UTC)})
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	require.Equal(t, order.Date{Year: 2026, Month: time.May, Day: 6}, run.Order.IssueDate)
+	require.Contains(t, strings.Join(run.Order.Remarks, "\n"), "dated by the day it was received")
+}
+
+func TestParseAmount(t *testing.T) {
+	t.Parallel()
+	ok := []struct{ in, sep, want string }{
+		{"1234.5", ".", "1234.5"}, {"1,234.50", ".", "1234.50"}, {"1.234,50", ",", "1234.50"}, {"1 234,50", ",", "1234.50"},
+		{"1\u00a0234,50", ",", "1234.50"}, {"1'234.50", ".", "1234.50"}, {"1’234.50", ".", "1234.50"}, {"12,34,567.00", ".", "1234567.00"},
+		{"1,234,567", ".", "1234567"}, {"-5,00", ",", "-5.00"}, {"12,50-", ",", "-12.50"}, {"0.5", ".", "0.5"}, {"1.234", ",", "1234"},
+	}
+	for _, c := range ok {
+		got, err := template.ParseAmount(c.in, c.sep)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got, c.in)
+	}
+	for _, c := range []struct{ in, sep string }{
+		{"2.256,19", "."}, {"1,5", "."}, {"12.34.5", ","}, {"1,2345.00", "."}, {"1.234.5", ","}, {"1,234 567.00", "."}, {"", "."}, {"abc", "."},
+		{"1.2.3", "."}, {"5\n6", "."},
+	} {
+		_, err := template.ParseAmount(c.in, c.sep)
+		require.Error(t, err, "%q with %q", c.in, c.sep)
+	}
+}
