@@ -42,6 +42,10 @@ type Template struct {
 	// on any problem; LoadWith(Lenient) keeps the template and disables the
 	// broken parts.
 	Problems []*LoadError
+	// Warnings are YAML pitfalls that load but probably do not mean what
+	// the author wrote: an unquoted regex cut short by " #" (the rest
+	// became a comment).
+	Warnings []*LoadError
 }
 
 // Options are invoice2data's template options.
@@ -229,7 +233,13 @@ type Set struct {
 	templates []*Template // priority order (highest first), then load order
 	byName    map[string]*Template
 	byParty   map[string]*Template
+	warnings  []string
 }
+
+// Warnings lists what a lenient load let pass (each template problem, a
+// duplicate name or party id with both files) and the YAML pitfalls of
+// every template (see Template.Warnings).
+func (s *Set) Warnings() []string { return append([]string(nil), s.warnings...) }
 
 // Load reads every *.yml, *.yaml and *.json file under dir (recursively) and
 // validates it strictly. Errors name the file, line and key path; duplicate
@@ -269,15 +279,26 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if len(t.Problems) > 0 && !opts.Lenient {
-			for _, p := range t.Problems {
-				errs = append(errs, p)
+		for _, w := range t.Warnings {
+			s.warnings = append(s.warnings, w.Error())
+		}
+		if len(t.Problems) > 0 {
+			if !opts.Lenient {
+				for _, p := range t.Problems {
+					errs = append(errs, p)
+				}
+				continue
 			}
-			continue
+			for _, p := range t.Problems {
+				s.warnings = append(s.warnings, p.Error())
+			}
 		}
 		if prev, ok := s.byName[t.Name]; ok {
+			dup := fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.File, t.File)
 			if !opts.Lenient {
-				errs = append(errs, fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.File, t.File))
+				errs = append(errs, dup)
+			} else {
+				s.warnings = append(s.warnings, dup.Error()+" (the first is chosen by name)")
 			}
 			s.templates = append(s.templates, t)
 			continue
@@ -327,13 +348,14 @@ func Parse(file string, data []byte) (*Template, error) {
 	if len(p.fatal) > 0 {
 		return nil, errors.Join(p.fatal...)
 	}
-	t.Problems = p.problems
+	t.Problems, t.Warnings = p.problems, p.warnings
 	return t, nil
 }
 
 type parser struct {
 	file     string
 	problems []*LoadError
+	warnings []*LoadError
 	fatal    []error
 }
 
@@ -398,7 +420,24 @@ func (p *parser) regex(n *yaml.Node, path, src string) *Regex {
 		p.problem(n, path, "%v", err)
 		return nil
 	}
+	if n != nil && n.Style == 0 && n.Kind == yaml.ScalarNode && strings.HasPrefix(n.LineComment, "#") {
+		// "regex: PO # (\d+)" is the regex "PO" and a comment.
+		p.warnings = append(p.warnings, &LoadError{File: p.file, Line: n.Line, Path: path, Err: fmt.Errorf(
+			"unquoted value %q is followed by %q on the same line: YAML reads \" #\" as the start of a comment; quote the value if the rest belongs to it",
+			src, n.LineComment)})
+	}
 	return re
+}
+
+// oneValueRegexes reports a field regex with more than one capturing group
+// where one value is expected (invoice2data fails on it at run time).
+func (p *parser) oneValueRegexes(n *yaml.Node, path, field string, res []*Regex) {
+	for _, re := range res {
+		if re.NumGroups() > 1 {
+			p.problem(n, path, "field %s: regex %q has %d capturing groups, but a field takes one value; make the others non-capturing with (?:…)",
+				field, re.Source, re.NumGroups())
+		}
+	}
 }
 
 func (p *parser) regexList(n *yaml.Node, path string) []*Regex {
@@ -620,6 +659,7 @@ func (p *parser) fields(n *yaml.Node, path string) []*Field {
 			// invoice2data does.
 			f.Kind, f.Legacy = ParserRegex, true
 			f.Regexes = p.regexList(v, kp)
+			p.oneValueRegexes(v, kp, k, f.Regexes)
 			switch {
 			case strings.HasPrefix(k, "sum_amount") && v.Kind == yaml.SequenceNode:
 				f.Name, f.Type, f.Group = k[4:], "float", "sum"
@@ -645,6 +685,7 @@ func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
 			parserName, _ = p.str(sv, skp)
 		case "regex":
 			f.Regexes = p.regexList(sv, skp)
+			p.oneValueRegexes(sv, skp, f.Name, f.Regexes)
 		case "type":
 			if s, ok := p.str(sv, skp); ok {
 				if !validTypes[s] {

@@ -23,8 +23,12 @@ func init() {
 	register("templates", "validate templates: templates check DIR...", runTemplates)
 }
 
-// Exit codes of extract --output xml, as template authors and scripts rely on.
+// Exit codes of extract, as template authors and scripts rely on (README
+// "intakectl extract"): 0 success, 1 an extraction error (unreadable file,
+// a value that does not parse, a template that does not load), 2 usage or
+// no template, and with --output xml 3 rejected, 4 ignored, 5 deferred.
 const (
+	exitError      = 1
 	exitNoTemplate = 2
 	exitRejected   = 3
 	exitIgnored    = 4
@@ -47,6 +51,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
 	mode := fs.String("result-mode", "", "result mode: no_items")
 	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
+	lenient := fs.Bool("lenient", false, "load templates as invoice2data does (broken parts and duplicate names are warnings), e.g. its built-in collection")
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return 2
@@ -80,12 +85,16 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	}
 	var set *template.Set
 	if len(dirs) > 0 {
-		// Lenient, as invoice2data: a broken template elsewhere in the
-		// directory must not stop extraction with a good one. `templates
-		// check` is the strict view.
-		set, err = template.LoadWith(template.LoadOptions{Lenient: true}, dirs...)
+		// As strictly as the services load them: a regex that does not
+		// compile or a duplicate name fails here with file, line and key
+		// path, not later as a puzzling rejection. --lenient is for
+		// invoice2data's own collection.
+		set, err = template.LoadWith(template.LoadOptions{Lenient: *lenient}, dirs...)
 		if err != nil {
 			return fail(env, "%v", err)
+		}
+		for _, w := range set.Warnings() {
+			fmt.Fprintf(env.Stderr, "intakectl extract: warning: %s\n", w)
 		}
 	}
 	opts := pdftext.DefaultOptions()
@@ -97,13 +106,14 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		}
 	}()
 
-	var results []*template.Result
+	var results []json.RawMessage
 	code := 0
 	for _, f := range files {
 		text, engines, err := readText(ctx, f, &eng, opts)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-			code = max(code, 1)
+			code = max(code, exitError)
+			results = append(results, errorJSON(f, err))
 			continue
 		}
 		if *output == "text" {
@@ -117,38 +127,82 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 				code = max(code, exitNoTemplate)
 				continue
 			}
-			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-			code = max(code, 1)
-			continue
+			code = max(code, exitError)
+			if *output == "json" {
+				results = append(results, errorJSON(f, err))
+			}
 		}
 		switch *output {
 		case "debug":
+			// Every field and line, also when a value failed to convert:
+			// the trace marks the failing one, the error follows.
 			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
-			if run.Trace != nil {
+			if run != nil && run.Trace != nil {
 				if err := run.Trace.WriteText(env.Stdout); err != nil {
 					return fail(env, "%v", err)
 				}
 			}
+			if err != nil {
+				fmt.Fprintf(env.Stdout, "== error: %v\n", err)
+				continue
+			}
 			fmt.Fprintf(env.Stdout, "== outcome: %s\n", outcomeText(run.Outcome))
 		case "json":
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+				continue
+			}
 			if run.Template == nil {
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: no template matched\n", f)
 				code = max(code, exitNoTemplate)
 				continue
 			}
-			results = append(results, run.Result)
+			b, err := template.MarshalInvoice2dataJSON([]*template.Result{run.Result})
+			if err != nil {
+				return fail(env, "%v", err)
+			}
+			var one []json.RawMessage
+			if err := json.Unmarshal(b, &one); err != nil {
+				return fail(env, "%v", err)
+			}
+			if len(one) == 0 {
+				// invoice2data leaves out a document without its required
+				// fields; say which instead of an empty list.
+				code = max(code, exitError)
+				results = append(results, errorJSON(f, fmt.Errorf("required fields not found: %s", strings.Join(run.Result.Missing, ", "))))
+				continue
+			}
+			results = append(results, one...)
+			if len(run.Result.Errors) > 0 {
+				code = max(code, exitError)
+				results = append(results, errorJSON(f, errors.New(strings.Join(run.Result.Errors, "; "))))
+			}
 		case "xml":
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+				continue
+			}
 			code = max(code, writeXML(env, f, run))
 		}
 	}
 	if *output == "json" {
-		b, err := template.MarshalInvoice2dataJSON(results)
+		if results == nil {
+			results = []json.RawMessage{}
+		}
+		b, err := json.MarshalIndent(results, "", "  ")
 		if err != nil {
 			return fail(env, "%v", err)
 		}
-		_, _ = env.Stdout.Write(b)
+		_, _ = env.Stdout.Write(append(b, '\n'))
 	}
 	return code
+}
+
+// errorJSON is the --output json entry of a file that failed: its path and
+// the error, in the list where its result would have been.
+func errorJSON(file string, err error) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"file": file, "error": err.Error()})
+	return b
 }
 
 func outcomeText(o *template.Outcome) string {
@@ -254,10 +308,12 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 	failed := 0
 	byName, byParty := map[string]string{}, map[string]string{}
 	for _, f := range files {
+		var warnings []*template.LoadError
 		data, err := os.ReadFile(f)
 		if err == nil {
 			var t *template.Template
 			if t, err = template.Parse(f, data); err == nil {
+				warnings = t.Warnings
 				if len(t.Problems) > 0 {
 					errs := make([]error, len(t.Problems))
 					for i, p := range t.Problems {
@@ -283,9 +339,15 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 			for _, l := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintf(env.Stdout, "     %s\n", l)
 			}
+			for _, w := range warnings {
+				fmt.Fprintf(env.Stdout, "     warning: %s\n", w)
+			}
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "ok   %s\n", f)
+		for _, w := range warnings {
+			fmt.Fprintf(env.Stdout, "     warning: %s\n", w)
+		}
 	}
 	fmt.Fprintf(env.Stdout, "%d templates, %d ok, %d failed\n", len(files), len(files)-failed, failed)
 	if failed > 0 {

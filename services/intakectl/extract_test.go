@@ -285,3 +285,69 @@ func TestExtractWithMappings(t *testing.T) {
 	r = run(t, "extract", "--templates", tmpl, "--output", "xml", "--mappings", filepath.Join(dir, "missing.csv"), pdf)
 	require.Equal(t, 1, r.code)
 }
+
+// The two pitfalls templates check catches before run time: a field regex
+// with two capturing groups, and an unquoted regex cut short by " #".
+func TestTemplatesCheckPitfalls(t *testing.T) {
+	t.Parallel()
+	twoGroups := strings.Replace(testTemplate, `regex: 'Order number:\s+(\S+)'`, `regex: 'Order (number|no):\s+(\S+)'`, 1)
+	hash := strings.Replace(testTemplate, `regex: 'Order number:\s+(\S+)'`, `regex: PO # (\d+)`, 1)
+	dir := fixture(t, map[string][]byte{"groups/northwind.yml": []byte(twoGroups), "hash/northwind.yml": []byte(hash)})
+	r := run(t, "templates", "check", filepath.Join(dir, "groups"))
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stdout, "northwind.yml:8: fields.order_id.regex: field order_id: regex")
+	require.Contains(t, r.stdout, "has 2 capturing groups")
+	require.Contains(t, r.stdout, "(?:…)")
+
+	r = run(t, "templates", "check", filepath.Join(dir, "hash"))
+	require.Equal(t, 0, r.code, "a warning, not a failure: %s", r.stdout)
+	require.Contains(t, r.stdout, "warning: "+filepath.Join(dir, "hash", "northwind.yml")+":8: fields.order_id.regex: unquoted value \"PO\" is followed by \"# (\\\\d+)\"")
+}
+
+// extract loads templates as strictly as the services: a broken regex
+// fails with file, line and key path instead of a silent rejection.
+func TestExtractStrictLoad(t *testing.T) {
+	t.Parallel()
+	broken := strings.Replace(testTemplate, `regex: 'Order number:\s+(\S+)'`, `regex: 'Order number:\s+(\S+'`, 1)
+	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(broken), "order.pdf": orderPDF(),
+		"dup/a.yml": []byte(testTemplate), "dup/b.yml": []byte(strings.Replace(testTemplate, "NORTHWIND]", "OTHER]", 1))})
+	for _, out := range []string{"xml", "json", "debug"} {
+		r := run(t, "extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--output", out, filepath.Join(dir, "order.pdf"))
+		require.Equal(t, 1, r.code, r.stderr)
+		require.Contains(t, r.stderr, filepath.Join(dir, "templates", "northwind.yml")+":8: fields.order_id.regex")
+	}
+	r := run(t, "extract", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, `duplicate name "northwind" in `+filepath.Join(dir, "dup", "a.yml")+" and "+filepath.Join(dir, "dup", "b.yml"))
+	// --lenient loads as invoice2data would and says what it let pass.
+	r = run(t, "extract", "--lenient", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stderr, `warning: template: duplicate name "northwind"`)
+}
+
+// A value that does not convert: debug still prints every field and line
+// with the error, JSON reports it instead of an empty list, exit code 1.
+func TestExtractValueErrorReported(t *testing.T) {
+	t.Parallel()
+	// The template declares a decimal point; the page prints decimal commas.
+	dot := strings.Replace(testTemplate, `decimal_separator: ","`, `decimal_separator: "."`, 1)
+	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(dot), "order.pdf": orderPDF()})
+	tmpl, pdf := filepath.Join(dir, "templates"), filepath.Join(dir, "order.pdf")
+	r := run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "debug", pdf)
+	require.Equal(t, 1, r.code, r.stderr)
+	for _, want := range []string{"order_id", "NW-2026-0042", "== block lines", "Hex bolt M8", "Washer 8 mm",
+		`== error: template northwind: field lines[0].unit_price: "0,12" does not fit the decimal separator "."`} {
+		require.Contains(t, r.stdout, want)
+	}
+	r = run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "json", pdf)
+	require.Equal(t, 1, r.code, r.stderr)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list), r.stdout)
+	require.Len(t, list, 1)
+	require.Equal(t, pdf, list[0]["file"])
+	require.Contains(t, list[0]["error"], `lines[0].unit_price: "0,12" does not fit`)
+	r = run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "xml", pdf)
+	require.Equal(t, 1, r.code)
+	require.Empty(t, r.stdout)
+	require.Contains(t, r.stderr, `"0,12" does not fit`)
+}
