@@ -340,7 +340,7 @@ func Parse(file string, data []byte) (*Template, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &LoadError{File: file, Line: 1, Err: errors.New("template must be a mapping")}
 	}
-	p := &parser{file: file}
+	p := &parser{file: file, json: strings.EqualFold(filepath.Ext(file), ".json")}
 	t := p.template(doc.Content[0])
 	if len(t.Keywords) == 0 && len(p.fatal) == 0 {
 		p.fatal = append(p.fatal, &LoadError{File: file, Line: doc.Content[0].Line, Path: "keywords", Err: errors.New("at least one keyword is required")})
@@ -354,6 +354,7 @@ func Parse(file string, data []byte) (*Template, error) {
 
 type parser struct {
 	file     string
+	json     bool // a .json template: scalars as json.load reads them
 	problems []*LoadError
 	warnings []*LoadError
 	fatal    []error
@@ -461,11 +462,17 @@ func (p *parser) boolean(n *yaml.Node, path string) bool {
 		// invoice2data tests options for truth, so [True] means true.
 		return len(n.Content) > 0
 	}
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		p.problem(n, path, "must be true or false")
+	if n.Kind == yaml.ScalarNode {
+		switch typ, v := yamlScalar(n, p.json); typ {
+		case "bool":
+			return v.(bool)
+		case "null":
+			// invoice2data tests options for truth: None is false.
+			return false
+		}
 	}
-	return b
+	p.problem(n, path, "must be true or false")
+	return false
 }
 
 // ignoredKeys are invoice2data keys that select its PDF reader or name the
@@ -496,7 +503,9 @@ func (p *parser) template(root *yaml.Node) *Template {
 		case "exclude_keywords":
 			t.ExcludeKeywords = p.regexList(v, k)
 		case "priority":
-			if err := v.Decode(&t.Priority); err != nil {
+			if typ, i := yamlScalar(v, p.json); typ == "int" {
+				t.Priority = int(i.(int64))
+			} else {
 				p.problem(v, k, "must be an integer")
 			}
 		case "required_fields":
@@ -653,7 +662,7 @@ func (p *parser) fields(n *yaml.Node, path string) []*Field {
 				continue
 			}
 		case strings.HasPrefix(k, "static_"):
-			f.Kind, f.Name, f.Value = ParserStatic, strings.TrimPrefix(k, "static_"), nodeValue(v)
+			f.Kind, f.Name, f.Value = ParserStatic, strings.TrimPrefix(k, "static_"), p.nodeValue(v)
 		default:
 			// Legacy string/list form, typed by the field name as
 			// invoice2data does.
@@ -703,7 +712,7 @@ func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
 				}
 			}
 		case "value":
-			f.Value = nodeValue(sv)
+			f.Value = p.nodeValue(sv)
 		case "replace":
 			f.Replace = p.replacements(sv, skp)
 		case "area":
@@ -1151,46 +1160,24 @@ func (p *parser) mappings(n *yaml.Node, path string) []Mapping {
 }
 
 // nodeValue converts a YAML scalar/sequence/mapping into an extracted value,
-// as PyYAML would type it (ints, floats, dates, booleans, strings).
-func nodeValue(n *yaml.Node) any {
+// as invoice2data's loader types it (PyYAML's YAML 1.1 rules; see
+// yamlScalar): ints, floats, dates, booleans, None, strings.
+func (p *parser) nodeValue(n *yaml.Node) any {
 	n = resolve(n)
 	switch n.Kind {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			out = append(out, nodeValue(c))
+			out = append(out, p.nodeValue(c))
 		}
 		return out
 	case yaml.MappingNode:
 		o := NewObject()
 		for _, kv := range pairs(n) {
-			o.Set(kv[0].Value, nodeValue(kv[1]))
+			o.Set(kv[0].Value, p.nodeValue(kv[1]))
 		}
 		return o
 	}
-	switch n.ShortTag() {
-	case "!!int":
-		var i int64
-		if n.Decode(&i) == nil {
-			return i
-		}
-	case "!!float":
-		var f float64
-		if n.Decode(&f) == nil {
-			dec, _ := canonicalDecimal(n.Value)
-			return Float{F: f, Dec: dec}
-		}
-	case "!!bool":
-		var b bool
-		if n.Decode(&b) == nil {
-			return b
-		}
-	case "!!null":
-		return nil
-	case "!!timestamp":
-		if d, err := ParseDate(n.Value, []string{"%Y-%m-%d"}, nil); err == nil {
-			return d
-		}
-	}
-	return n.Value
+	_, v := yamlScalar(n, p.json)
+	return v
 }
