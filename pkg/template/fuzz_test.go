@@ -75,6 +75,39 @@ func FuzzParseNumber(f *testing.F) {
 	})
 }
 
+// FuzzParseAmount: an accepted amount is a canonical decimal whose value
+// ParseNumber (invoice2data's lax reading) agrees with; strictness only ever
+// rejects, never reinterprets.
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"1.234,56", "1,234.56", "-3,5", "12,34,567.00", "1'234.50", "2.256,19", "1,5", "12,50-", "1 234"} {
+		f.Add(s, ",")
+		f.Add(s, ".")
+	}
+	f.Fuzz(func(t *testing.T, s, sep string) {
+		if sep != "," && sep != "." {
+			return
+		}
+		d, err := template.ParseAmount(s, sep)
+		if err != nil {
+			return
+		}
+		if _, err := strconv.ParseFloat(d, 64); err != nil || strings.ContainsAny(d, ",' ") {
+			t.Fatalf("%q: %q is not a canonical decimal", s, d)
+		}
+		if strings.HasSuffix(strings.TrimSpace(s), "-") {
+			return // a trailing minus is ParseAmount's own extension
+		}
+		n, err := template.ParseNumber(strings.TrimSpace(s), sep)
+		if err == nil && n.Dec != "" {
+			a, _ := strconv.ParseFloat(d, 64)
+			b, _ := strconv.ParseFloat(n.Dec, 64)
+			if a != b {
+				t.Fatalf("%q with %q: ParseAmount %s, ParseNumber %s", s, sep, d, n.Dec)
+			}
+		}
+	})
+}
+
 // FuzzParseDate: no panic; a parsed date is a real date that parses back
 // from its ISO form.
 func FuzzParseDate(f *testing.F) {

@@ -184,3 +184,22 @@ func TestLoadErrors(t *testing.T) {
 		require.ErrorContains(t, err, "nokw.json:1: keywords")
 	})
 }
+
+// A YAML syntax error in flow style names the line to fix and the key path.
+func TestFlowStyleSyntaxErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ yml, want string }{
+		{"keywords: [X]\nfields:\n  order_id: {parser: regex, regex: 'PO (\\d+)'\n  date: {parser: regex, regex: 'x'}\n",
+			"t.yml:3: fields.order_id: the flow mapping { opened here is not closed with '}'"},
+		{"keywords: [X]\nfields:\n  order_id: {parser: regex, regex: PO: (\\d+)}\n  date: {parser: regex}\n",
+			"t.yml:3: fields.order_id.regex: the value contains \": \""},
+		{"issuer: X\nkeywords: [X, Y\nfields:\n  a: b\n", "t.yml:2: keywords: the flow sequence [ opened here is not closed with ']'"},
+		{"keywords: [X]\nfields:\n  lines:\n    parser: lines\n    types: {quantity: float, unit_price: [float}\n",
+			"t.yml:5: fields.lines.types.unit_price: the flow sequence [ opened on line 5 ends with '}' instead of ']'"},
+	}
+	for _, c := range cases {
+		_, err := template.Parse("t.yml", []byte(c.yml))
+		require.Error(t, err)
+		require.Contains(t, err.Error(), c.want)
+	}
+}

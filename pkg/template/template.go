@@ -335,6 +335,9 @@ func (s *Set) ByPartyID(id string) (*Template, bool) { t, ok := s.byParty[id]; r
 func Parse(file string, data []byte) (*Template, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if line, path, hint, ok := locateFlowError(data); ok {
+			return nil, &LoadError{File: file, Line: line, Path: path, Err: fmt.Errorf("%s (%w)", hint, err)}
+		}
 		return nil, &LoadError{File: file, Err: err}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
