@@ -83,6 +83,15 @@ func TestInvoice2dataGolden(t *testing.T) {
 			want, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".json")
 			require.NoError(t, err)
 			requireSameJSON(t, want, got, tpl.Name, res)
+			if filepath.Base(path) == "NetpresseInvoice.pdf" {
+				// The crop is what makes this case pass: on the whole
+				// page the date field finds other dates.
+				whole, err := tpl.Extract(t.Context(), text, nil)
+				require.NoError(t, err)
+				got, err := template.MarshalInvoice2dataJSON([]*template.Result{whole})
+				require.NoError(t, err)
+				require.False(t, sameJSON(t, want, got), "NetpresseInvoice must need its area crop")
+			}
 		})
 	}
 }

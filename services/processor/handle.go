@@ -189,7 +189,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 
 	m := mapper{st: w.st, clientID: doc.ClientID}
 	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,
-		Mode: doc.ResultMode})
+		Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt})
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {
 			return nil, err
