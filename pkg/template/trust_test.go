@@ -218,3 +218,49 @@ func TestParseAmount(t *testing.T) {
 		require.Error(t, err, "%q with %q", c.in, c.sep)
 	}
 }
+
+// A row whose first line is at the bottom of page 1 and whose quantity is
+// on page 2 is one row; the lines block is one page (start: the column
+// header, end: the page footer), so the row is continued by the next
+// block. Continuation lines are joined with a space (join: space).
+func TestRowContinuedOnNextPage(t *testing.T) {
+	t.Parallel()
+	const tpl = `
+keywords: [PAGED BUYER]
+fields:
+  order_id: {parser: regex, regex: 'Order (\S+)'}
+  date: {parser: regex, regex: 'Date (\S+)', type: date}
+  lines:
+    parser: lines
+    start: Art\s+Description\s+Qty
+    end: Carried forward|End of order
+    first_line: '^(?P<supplier_article_id>[A-Z]-\d+)\s+(?P<description>\S.*?)(?:\s{2,}(?P<quantity>\d+))?\s*$'
+    line: '^\s{4,}(?P<description>\S.*?)(?:\s{2,}(?P<quantity>\d+))?\s*$'
+    join: space
+docintake: {name: paged}
+`
+	const text = "PAGED BUYER   Order P-1   Date 2026-04-01\n" +
+		"Art    Description                 Qty\n" +
+		"A-1    Bolts                       10\n" +
+		"A-2    Hydraulic hose DN10 with\n" +
+		"Carried forward\n\fPAGED BUYER   Order P-1   page 2\n" +
+		"Art    Description                 Qty\n" +
+		"       fittings, 1500 mm           25\n" +
+		"A-3    Nuts                        30\n" +
+		"End of order\n"
+	run, err := loadOne(t, tpl).Run(t.Context(), text, template.RunOptions{Template: "paged"})
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	require.Len(t, run.Order.Items, 3)
+	require.Equal(t, "A-2", run.Order.Items[1].SupplierArticleID)
+	require.Equal(t, "Hydraulic hose DN10 with fittings, 1500 mm", run.Order.Items[1].Description)
+	require.Equal(t, "25", run.Order.Items[1].Quantity)
+	require.Equal(t, "30", run.Order.Items[2].Quantity)
+
+	// By default (join: newline) continuation lines are joined by a
+	// newline inside the value, as invoice2data does.
+	nl := strings.Replace(tpl, "    join: space\n", "", 1)
+	run, err = loadOne(t, nl).Run(t.Context(), text, template.RunOptions{Template: "paged"})
+	require.NoError(t, err)
+	require.Equal(t, "Hydraulic hose DN10 with\nfittings, 1500 mm", run.Order.Items[1].Description)
+}
