@@ -35,6 +35,9 @@
 //	                      amounts when not set)
 //	Totals.TaxAmount      ORDER, ORDERRESPONSE: note. INVOICE: TOTAL_TAX/TAX_DETAILS_FIX/TAX_AMOUNT;
 //	                      INVOICE TOTAL_AMOUNT is net + tax when GrossAmount is not set
+//	Totals.LinesAmount,   notes (every document type): the printed total of the line amounts, the
+//	  Charges, Allowances, document charges and allowances inside the net total, the charges added
+//	  ExtraCharges        after tax
 //	NoItems               empty X_ITEM_LIST, TOTAL_ITEM_NUM 0; Read sets it for an empty list
 //	(items)               X_SUMMARY/TOTAL_ITEM_NUM = number of items written
 //	WriteOptions          CONTROL_INFO/GENERATOR_INFO ("docintake") and GENERATION_DATE

@@ -28,6 +28,10 @@ const (
 	notePaymentTerms    = "Payment terms"
 	noteNetAmount       = "Net amount"
 	noteTaxAmount       = "Tax amount"
+	noteLinesAmount     = "Total of the line amounts"
+	noteCharges         = "Charges in the net amount"
+	noteAllowances      = "Allowances in the net amount"
+	noteExtraCharges    = "Charges after tax"
 	noteBuyerOrderID    = "Buyer order number"
 	noteUnit            = "Printed unit (not in the BMEcat 2005 unit list, ORDER_UNIT is C62)"
 	noteDeliveryDate    = "Delivery date"
@@ -162,6 +166,10 @@ func headerSlots(o *order.Order, split bool, parties [][]*order.Party, lines []i
 		{notePaymentTerms, setIf(&o.PaymentTerms, always)},
 		{noteNetAmount, setIf(&o.Totals.NetAmount, func(v string) bool { return o.Type != order.TypeInvoice && isDecimal(v) })},
 		{noteTaxAmount, setIf(&o.Totals.TaxAmount, func(v string) bool { return o.Type != order.TypeInvoice && isDecimal(v) })},
+		{noteLinesAmount, setIf(&o.Totals.LinesAmount, isDecimal)},
+		{noteCharges, setIf(&o.Totals.Charges, isDecimal)},
+		{noteAllowances, setIf(&o.Totals.Allowances, isDecimal)},
+		{noteExtraCharges, setIf(&o.Totals.ExtraCharges, isDecimal)},
 		{noteBuyerOrderID, setIf(&o.BuyerOrderID, func(string) bool { return o.Type == order.TypeOrder })},
 	}
 	for _, f := range idFields(o, split) {

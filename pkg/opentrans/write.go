@@ -595,6 +595,18 @@ func (b *builder) summary(count int) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Document-level charges and allowances have no element here; they
+	// travel as notes, as the arithmetic checks read them.
+	for _, n := range []struct{ label, v, what string }{{noteLinesAmount, t.LinesAmount, "lines amount"},
+		{noteCharges, t.Charges, "charges"}, {noteAllowances, t.Allowances, "allowances"}, {noteExtraCharges, t.ExtraCharges, "extra charges"}} {
+		v, err := b.decimal(n.v, n.what)
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			b.head.add(n.label, v)
+		}
+	}
 	num := leaf("TOTAL_ITEM_NUM", strconv.Itoa(count))
 	if b.o.Type != order.TypeInvoice {
 		// TOTAL_AMOUNT is defined as the gross total ("including surcharges,

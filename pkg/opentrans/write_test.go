@@ -538,3 +538,23 @@ func TestWrite_errors(t *testing.T) {
 		})
 	}
 }
+
+// Document charges, allowances and charges after tax have no ORDER element:
+// they travel as notes and read back into the model.
+func TestWrite_chargesAsNotes(t *testing.T) {
+	t.Parallel()
+	o := fullOrder()
+	o.Totals.LinesAmount, o.Totals.Charges, o.Totals.Allowances, o.Totals.ExtraCharges = "169.95", "10.00", "10.00", "24"
+	doc := marshalValid(t, o)
+	require.Equal(t, []string{
+		"Payment terms: 30 Tage netto, 14 Tage 2 % Skonto",
+		"Net amount: 169.95",
+		"Tax amount: 32.29",
+		"Total of the line amounts: 169.95",
+		"Charges in the net amount: 10.00",
+		"Allowances in the net amount: 10.00",
+		"Charges after tax: 24",
+		"Bitte Bestellnummer auf Lieferschein angeben",
+	}, texts(t, doc, "ORDER_INFO/REMARKS"))
+	require.Equal(t, o, read(t, doc), "model -> XML -> model")
+}
