@@ -264,3 +264,29 @@ docintake: {name: paged}
 	require.NoError(t, err)
 	require.Equal(t, "Hydraulic hose DN10 with\nfittings, 1500 mm", run.Order.Items[1].Description)
 }
+
+// A regex that hits its match timeout is an error on that field (in the
+// run's error and the debug trace), never "no match". Not parallel: it
+// shortens the package's MatchTimeout while compiling.
+func TestMatchTimeoutIsFieldError(t *testing.T) {
+	old := template.MatchTimeout
+	template.MatchTimeout = time.Millisecond
+	tpl := strings.Replace(poTemplate, `order_id: {parser: regex, regex: 'Order no\.?\s+(\S+)'}`,
+		`order_id: {parser: regex, regex: '(?=(?:a|aa)+b)(a+)'}`, 1)
+	set := loadOne(t, tpl)
+	template.MatchTimeout = old
+	text := poText + strings.Repeat("a", 40) + "!\n"
+	run, err := runPO(t, set, text)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "field order_id:")
+	require.Contains(t, err.Error(), "match timeout")
+	require.NotNil(t, run)
+	var ft *template.FieldTrace
+	for i := range run.Trace.Fields {
+		if run.Trace.Fields[i].Name == "order_id" {
+			ft = &run.Trace.Fields[i]
+		}
+	}
+	require.NotNil(t, ft)
+	require.NotEmpty(t, ft.Err, "the debug view marks the field")
+}
