@@ -290,3 +290,21 @@ func TestMatchTimeoutIsFieldError(t *testing.T) {
 	require.NotNil(t, ft)
 	require.NotEmpty(t, ft.Err, "the debug view marks the field")
 }
+
+// A field's own decimal_separator overrides the template's: the totals of
+// this PO print decimal commas while its lines print decimal points.
+func TestPerFieldDecimalSeparator(t *testing.T) {
+	t.Parallel()
+	tpl := strings.NewReplacer(
+		`total_net: {parser: regex, regex: 'Net total\s+([\d,.]+)'}`, `total_net: {parser: regex, regex: 'Net total\s+([\d,.]+)', decimal_separator: ','}`,
+		`total_tax: {parser: regex, regex: 'VAT\s+([\d,.]+)'}`, `total_tax: {parser: regex, regex: 'VAT\s+([\d,.]+)', decimal_separator: ','}`,
+		`total_gross: {parser: regex, regex: 'Total\s+([\d,.]+)\s*$'}`, `total_gross: {parser: regex, regex: 'Total\s+([\d,.]+)\s*$', decimal_separator: ','}`,
+	).Replace(poTemplate)
+	require.NotEqual(t, poTemplate, tpl)
+	text := strings.NewReplacer("Net total   5,083.00", "Net total   5.083,00", "VAT   965.77", "VAT   965,77", "Total   6,048.77", "Total   6.048,77").Replace(poText)
+	run, err := runPO(t, loadOne(t, tpl), text)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	require.Equal(t, order.Totals{NetAmount: "5083.00", TaxAmount: "965.77", GrossAmount: "6048.77"}, run.Order.Totals)
+	require.Equal(t, "4938.00", run.Order.Items[2].LineAmount, "the lines keep the template's decimal point")
+}
