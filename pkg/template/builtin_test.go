@@ -64,7 +64,7 @@ func TestBuiltinTemplatesLoad(t *testing.T) {
 	set, err := template.LoadWith(template.LoadOptions{Lenient: true}, root)
 	require.NoError(t, err)
 	require.Contains(t, set.Warnings(), `template: duplicate name "com.amazon.aws" in `+filepath.Join(root, "com", "com.amazon.aws.yml")+
-		" and "+filepath.Join(root, "fr", "com.amazon.aws.yml")+" (the first is chosen by name)")
+		" (name from the file name) and "+filepath.Join(root, "fr", "com.amazon.aws.yml")+" (name from the file name) (the first is chosen by name)")
 	require.Len(t, set.Templates(), 215)
 	_, err = template.Load(root)
 	require.ErrorContains(t, err, `duplicate name "com.amazon.aws" in `+filepath.Join(root, "com", "com.amazon.aws.yml"))

@@ -173,8 +173,8 @@ func TestLoadErrors(t *testing.T) {
 		write(dir, "b.yml", "keywords: [Y]\ndocintake: {name: same}\n")
 		write(dir, "c.yml", "keywords: [Z]\ndocintake: {party_ids: [P1]}\n")
 		_, err := template.Load(dir)
-		require.ErrorContains(t, err, `duplicate name "same" in `+filepath.Join(dir, "a.yml")+" and "+filepath.Join(dir, "b.yml"))
-		require.ErrorContains(t, err, `duplicate party_id "P1" in `+filepath.Join(dir, "a.yml")+" and "+filepath.Join(dir, "c.yml"))
+		require.ErrorContains(t, err, `duplicate name "same" in `+filepath.Join(dir, "a.yml")+":2: docintake.name and "+filepath.Join(dir, "b.yml")+":2: docintake.name")
+		require.ErrorContains(t, err, `duplicate party_id "P1" in `+filepath.Join(dir, "a.yml")+":2: docintake.party_ids and "+filepath.Join(dir, "c.yml")+":2: docintake.party_ids")
 	})
 	t.Run("no keywords", func(t *testing.T) {
 		t.Parallel()

@@ -46,6 +46,18 @@ type Template struct {
 	// the author wrote: an unquoted regex cut short by " #" (the rest
 	// became a comment).
 	Warnings []*LoadError
+	// nameLine and partyLine locate docintake.name and docintake.party_ids
+	// for duplicate errors (0: the name is the file name).
+	nameLine, partyLine int
+}
+
+// where locates a template's name or party ids: "file:line: key" or the
+// file alone when the key is not written.
+func (t *Template) where(line int, key string) string {
+	if line == 0 {
+		return t.File + " (name from the file name)"
+	}
+	return fmt.Sprintf("%s:%d: %s", t.File, line, key)
 }
 
 // Options are invoice2data's template options.
@@ -294,7 +306,7 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 			}
 		}
 		if prev, ok := s.byName[t.Name]; ok {
-			dup := fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.File, t.File)
+			dup := fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.where(prev.nameLine, "docintake.name"), t.where(t.nameLine, "docintake.name"))
 			if !opts.Lenient {
 				errs = append(errs, dup)
 			} else {
@@ -306,7 +318,7 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 		s.byName[t.Name] = t
 		for _, id := range t.DocIntake.PartyIDs {
 			if prev, ok := s.byParty[id]; ok {
-				errs = append(errs, fmt.Errorf("template: duplicate party_id %q in %s and %s", id, prev.File, t.File))
+				errs = append(errs, fmt.Errorf("template: duplicate party_id %q in %s and %s", id, prev.where(prev.partyLine, "docintake.party_ids"), t.where(t.partyLine, "docintake.party_ids")))
 				continue
 			}
 			s.byParty[id] = t
@@ -984,10 +996,10 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 		switch k {
 		case "name":
 			if s, ok := p.str(v, kp); ok && s != "" {
-				t.Name = s
+				t.Name, t.nameLine = s, v.Line
 			}
 		case "party_ids":
-			d.PartyIDs = p.strList(v, kp)
+			d.PartyIDs, t.partyLine = p.strList(v, kp), v.Line
 		case "document_type":
 			s, _ := p.str(v, kp)
 			switch order.DocumentType(s) {

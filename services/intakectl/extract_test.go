@@ -318,7 +318,7 @@ func TestExtractStrictLoad(t *testing.T) {
 	}
 	r := run(t, "extract", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
 	require.Equal(t, 1, r.code, r.stderr)
-	require.Contains(t, r.stderr, `duplicate name "northwind" in `+filepath.Join(dir, "dup", "a.yml")+" and "+filepath.Join(dir, "dup", "b.yml"))
+	require.Contains(t, r.stderr, `duplicate name "northwind" in `+filepath.Join(dir, "dup", "a.yml")+":47: docintake.name and "+filepath.Join(dir, "dup", "b.yml")+":47: docintake.name")
 	// --lenient loads as invoice2data would and says what it let pass.
 	r = run(t, "extract", "--lenient", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
 	require.Equal(t, 0, r.code, r.stderr)
