@@ -232,9 +232,7 @@ func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTr
 		ms, err := re.findAll(content, -1)
 		if err != nil {
 			// A match timeout is an error on the field, not "no match".
-			msg := fmt.Sprintf("field %s: %v", f.Name, err)
-			res.Errors = append(res.Errors, msg)
-			res.failed[f.Name] = err.Error()
+			res.fail(f.Name, err)
 			if ft != nil {
 				ft.Err = err.Error()
 			}
@@ -382,11 +380,17 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 		rest := content
 		for {
 			sm, err := r.Start.search(rest)
+			if err != nil {
+				res.fail(name, err)
+			}
 			if err != nil || sm == nil {
 				break
 			}
 			rest = rest[sm[1]:]
 			em, err := r.End.search(rest)
+			if err != nil {
+				res.fail(name, err)
+			}
 			if err != nil || em == nil {
 				res.Errors = append(res.Errors, fmt.Sprintf("field %s: lines block end %q not found", name, r.End.Source))
 				break
@@ -401,7 +405,7 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 				bt = &tr.Blocks[len(tr.Blocks)-1]
 			}
 			var done []any
-			done, open = t.parseBlock(r, rest[:blockEnd], bt, open)
+			done, open = t.parseBlock(r, rest[:blockEnd], bt, open, func(err error) { res.fail(name, err) })
 			ruleRows = append(ruleRows, done...)
 			rest = rest[em[1]:]
 			if em[1] == 0 && sm[1] == sm[0] {
@@ -417,19 +421,37 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 	return rows
 }
 
-func firstMatch(res []*Regex, line string) (match, *Regex) {
+// firstMatch returns the first of res that matches line. A regex that
+// fails (a match timeout) is reported to fail and counts as no match here.
+func firstMatch(res []*Regex, line string, fail func(error)) (match, *Regex) {
 	for _, re := range res {
-		if m, err := re.search(line); err == nil && m != nil {
+		m, err := re.search(line)
+		if err != nil && fail != nil {
+			fail(err)
+		}
+		if err == nil && m != nil {
 			return m, re
 		}
 	}
 	return nil, nil
 }
 
+// fail records that a regex of field name failed (a match timeout): an
+// error on that field, never "no match".
+func (r *Result) fail(name string, err error) {
+	if r.failed == nil {
+		r.failed = map[string]string{}
+	}
+	if _, ok := r.failed[name]; !ok {
+		r.failed[name] = err.Error()
+		r.Errors = append(r.Errors, fmt.Sprintf("field %s: %v", name, err))
+	}
+}
+
 // parseBlock reads one block's rows. open is a row left open by the
 // previous block of the same rule; the row still open at the end of this
 // block is returned separately so that the next block can continue it.
-func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *Object) (rows []any, _ *Object) {
+func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *Object, fail func(error)) (rows []any, _ *Object) {
 	cur := open
 	firstFound := open != nil
 	trace := func(line, kind string, re *Regex) {
@@ -450,7 +472,7 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 			continue
 		}
 		if r.FirstLine != nil {
-			if m, re := firstMatch(r.FirstLine, line); m != nil {
+			if m, re := firstMatch(r.FirstLine, line, fail); m != nil {
 				if cur != nil && cur.Len() > 0 {
 					rows = append(rows, cur)
 				}
@@ -472,7 +494,7 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 			continue
 		}
 		if r.LastLine != nil {
-			if m, re := firstMatch(r.LastLine, line); m != nil {
+			if m, re := firstMatch(r.LastLine, line, fail); m != nil {
 				cur = appendGroups(cur, re, m, line, r.JoinWith)
 				if cur.Len() > 0 {
 					rows = append(rows, cur)
@@ -483,11 +505,11 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 				continue
 			}
 		}
-		if m, re := firstMatch(r.SkipLine, line); m != nil {
+		if m, re := firstMatch(r.SkipLine, line, fail); m != nil {
 			trace(line, "skip_line", re)
 			continue
 		}
-		if m, re := firstMatch(r.Line, line); m != nil {
+		if m, re := firstMatch(r.Line, line, fail); m != nil {
 			cur = appendGroups(cur, re, m, line, r.JoinWith)
 			trace(line, "line", re)
 			continue
@@ -571,12 +593,19 @@ func splitRegex(re *Regex, s string) []string {
 // not overwritten.
 func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr *Trace) {
 	out := res.Fields
+	name := fmt.Sprintf("tables[%d]", idx)
 	sm, err := ts.Start.search(content)
+	if err != nil {
+		res.fail(name, err)
+	}
 	if err != nil || sm == nil {
 		return
 	}
 	rest := content[sm[1]:]
 	em, err := ts.End.search(rest)
+	if err != nil {
+		res.fail(name, err)
+	}
 	if err != nil || em == nil {
 		return
 	}
@@ -592,6 +621,9 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 			continue
 		}
 		m, err := ts.Body.search(line)
+		if err != nil {
+			res.fail(name, err)
+		}
 		if err != nil || m == nil {
 			if bt != nil {
 				bt.Lines = append(bt.Lines, LineTrace{Text: line, Kind: "no match"})

@@ -274,7 +274,14 @@ func TestMatchTimeoutIsFieldError(t *testing.T) {
 	tpl := strings.Replace(poTemplate, `order_id: {parser: regex, regex: 'Order no\.?\s+(\S+)'}`,
 		`order_id: {parser: regex, regex: '(?=(?:a|aa)+b)(a+)'}`, 1)
 	set := loadOne(t, tpl)
+	// The same in a lines block: a line whose skip_line regex times out.
+	linesTpl := strings.Replace(poTemplate, "    end: Net total\n", "    end: Net total\n    skip_line: '(?=(?:a|aa)+b)a+'\n", 1)
+	require.NotEqual(t, poTemplate, linesTpl)
+	linesSet := loadOne(t, linesTpl)
 	template.MatchTimeout = old
+	_, err := runPO(t, linesSet, strings.Replace(poText, "Net total", strings.Repeat("a", 40)+"!\nNet total", 1))
+	require.ErrorContains(t, err, "field lines:")
+	require.ErrorContains(t, err, "match timeout")
 	text := poText + strings.Repeat("a", 40) + "!\n"
 	run, err := runPO(t, set, text)
 	require.Error(t, err)
