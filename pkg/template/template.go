@@ -355,7 +355,7 @@ func Parse(file string, data []byte) (*Template, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &LoadError{File: file, Line: 1, Err: errors.New("template must be a mapping")}
 	}
-	p := &parser{file: file, json: strings.EqualFold(filepath.Ext(file), ".json")}
+	p := &parser{file: file, json: strings.EqualFold(filepath.Ext(file), ".json"), source: strings.Split(string(data), "\n")}
 	t := p.template(doc.Content[0])
 	if len(t.Keywords) == 0 && len(p.fatal) == 0 {
 		p.fatal = append(p.fatal, &LoadError{File: file, Line: doc.Content[0].Line, Path: "keywords", Err: errors.New("at least one keyword is required")})
@@ -369,7 +369,8 @@ func Parse(file string, data []byte) (*Template, error) {
 
 type parser struct {
 	file     string
-	json     bool // a .json template: scalars as json.load reads them
+	json     bool     // a .json template: scalars as json.load reads them
+	source   []string // the file's lines, for pitfalls yaml.v3 does not keep
 	problems []*LoadError
 	warnings []*LoadError
 	fatal    []error
@@ -436,13 +437,25 @@ func (p *parser) regex(n *yaml.Node, path, src string) *Regex {
 		p.problem(n, path, "%v", err)
 		return nil
 	}
-	if n != nil && n.Style == 0 && n.Kind == yaml.ScalarNode && strings.HasPrefix(n.LineComment, "#") {
+	if n != nil && n.Style == 0 && n.Kind == yaml.ScalarNode && strings.HasPrefix(n.LineComment, "#") && p.oneSpaceComment(n) {
 		// "regex: PO # (\d+)" is the regex "PO" and a comment.
 		p.warnings = append(p.warnings, &LoadError{File: p.file, Line: n.Line, Path: path, Err: fmt.Errorf(
 			"unquoted value %q is followed by %q on the same line: YAML reads \" #\" as the start of a comment; quote the value if the rest belongs to it",
 			src, n.LineComment)})
 	}
 	return re
+}
+
+// oneSpaceComment reports whether a plain scalar is followed by exactly one
+// space and "#" on its line: "PO # (\d+)" reads like a value, while a
+// comment set apart by two or more spaces is one by intent.
+func (p *parser) oneSpaceComment(n *yaml.Node) bool {
+	if n.Line < 1 || n.Line > len(p.source) || strings.Contains(n.Value, "\n") {
+		return false
+	}
+	line := []rune(p.source[n.Line-1])
+	end := n.Column - 1 + len([]rune(n.Value))
+	return end >= 0 && end+2 <= len(line) && line[end] == ' ' && line[end+1] == '#'
 }
 
 // oneValueRegexes reports a field regex with more than one capturing group
