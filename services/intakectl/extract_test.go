@@ -299,6 +299,11 @@ func TestTemplatesCheckPitfalls(t *testing.T) {
 	require.Contains(t, r.stdout, "has 2 capturing groups")
 	require.Contains(t, r.stdout, "(?:…)")
 
+	flow := fixture(t, map[string][]byte{"t.yml": []byte("keywords: [X]\nfields:\n  order_id: {parser: regex, regex: 'PO (\\d+)'\n  date: {parser: regex}\n")})
+	r = run(t, "templates", "check", flow)
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stdout, filepath.Join(flow, "t.yml")+":3: fields.order_id: the flow mapping { opened here is not closed")
+
 	r = run(t, "templates", "check", filepath.Join(dir, "hash"))
 	require.Equal(t, 0, r.code, "a warning, not a failure: %s", r.stdout)
 	require.Contains(t, r.stdout, "warning: "+filepath.Join(dir, "hash", "northwind.yml")+":8: fields.order_id.regex: unquoted value \"PO\" is followed by \"# (\\\\d+)\"")
