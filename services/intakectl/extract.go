@@ -128,9 +128,6 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 				continue
 			}
 			code = max(code, exitError)
-			if *output == "json" {
-				results = append(results, errorJSON(f, err))
-			}
 		}
 		switch *output {
 		case "debug":
@@ -148,34 +145,36 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			}
 			fmt.Fprintf(env.Stdout, "== outcome: %s\n", outcomeText(run.Outcome))
 		case "json":
-			if err != nil {
+			// invoice2data's output for the file, then what went wrong with
+			// it as {"file", "error"}: never a silent empty list.
+			if run == nil || (run.Template == nil && err == nil) {
+				if err == nil {
+					err = errors.New("no template matched")
+					code = max(code, exitNoTemplate)
+				}
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+				results = append(results, errorJSON(f, err))
 				continue
 			}
-			if run.Template == nil {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: no template matched\n", f)
-				code = max(code, exitNoTemplate)
-				continue
-			}
-			b, err := template.MarshalInvoice2dataJSON([]*template.Result{run.Result})
-			if err != nil {
-				return fail(env, "%v", err)
-			}
-			var one []json.RawMessage
-			if err := json.Unmarshal(b, &one); err != nil {
-				return fail(env, "%v", err)
-			}
-			if len(one) == 0 {
-				// invoice2data leaves out a document without its required
-				// fields; say which instead of an empty list.
-				code = max(code, exitError)
-				results = append(results, errorJSON(f, fmt.Errorf("required fields not found: %s", strings.Join(run.Result.Missing, ", "))))
-				continue
+			one, merr := resultJSON(run.Result)
+			if merr != nil {
+				return fail(env, "%v", merr)
 			}
 			results = append(results, one...)
-			if len(run.Result.Errors) > 0 {
+			var problems []string
+			if len(one) == 0 {
+				// invoice2data leaves out a document without its required
+				// fields; say which.
+				problems = append(problems, "required fields not found: "+strings.Join(run.Result.Missing, ", "))
+			}
+			problems = append(problems, run.Result.Errors...)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+				problems = append(problems, err.Error())
+			}
+			if len(problems) > 0 {
 				code = max(code, exitError)
-				results = append(results, errorJSON(f, errors.New(strings.Join(run.Result.Errors, "; "))))
+				results = append(results, errorJSON(f, errors.New(strings.Join(problems, "; "))))
 			}
 		case "xml":
 			if err != nil {
@@ -196,6 +195,17 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		_, _ = env.Stdout.Write(append(b, '\n'))
 	}
 	return code
+}
+
+// resultJSON is invoice2data's JSON object for one result (none when its
+// required fields are missing, as invoice2data leaves it out).
+func resultJSON(res *template.Result) ([]json.RawMessage, error) {
+	b, err := template.MarshalInvoice2dataJSON([]*template.Result{res})
+	if err != nil {
+		return nil, err
+	}
+	var list []json.RawMessage
+	return list, json.Unmarshal(b, &list)
 }
 
 // errorJSON is the --output json entry of a file that failed: its path and
