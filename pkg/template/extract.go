@@ -562,6 +562,12 @@ func appendGroups(cur *Object, re *Regex, m match, line, sep string) *Object {
 		prev, _ := cur.Get(gn)
 		ps, _ := prev.(string)
 		if ps != "" {
+			if v != "" {
+				if cur.joined == nil {
+					cur.joined = map[string]bool{}
+				}
+				cur.joined[gn] = true
+			}
 			v = ps + sep + v
 		}
 		cur.Set(gn, v)

@@ -520,12 +520,21 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 // (lines[i].field) and the text.
 func (t *Template) item(row *Object, i int) (order.Item, []string) {
 	var errs []string
+	for _, k := range row.Keys() {
+		if row.joined[k] && !textRowKeys[k] {
+			v, _ := row.Get(k)
+			errs = append(errs, fmt.Sprintf("field lines[%d].%s: several values %q (continued on another line)", i, k, valueText(v)))
+		}
+	}
 	vf := t.format(row.format)
 	rs := func(k string) string {
 		v, _ := row.Get(k)
 		return strings.TrimSpace(valueText(v))
 	}
 	rd := func(k string) string {
+		if row.joined[k] {
+			return "" // reported above
+		}
 		d, err := rowAmount(row, k, vf.DecimalSeparator)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("field lines[%d].%s: %v", i, k, err))
@@ -565,6 +574,10 @@ func (t *Template) item(row *Object, i int) (order.Item, []string) {
 	}
 	return it, errs
 }
+
+// textRowKeys are the item fields a continuation line may extend (a
+// wrapped description); every other item field holds one value.
+var textRowKeys = map[string]bool{"description": true, "long_description": true, "remark": true}
 
 // rowText is the text of a row's value: its source text when typed.
 func rowText(row *Object, k string) string {

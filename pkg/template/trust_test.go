@@ -263,6 +263,11 @@ docintake: {name: paged}
 	run, err = loadOne(t, nl).Run(t.Context(), text, template.RunOptions{Template: "paged"})
 	require.NoError(t, err)
 	require.Equal(t, "Hydraulic hose DN10 with\nfittings, 1500 mm", run.Order.Items[1].Description)
+
+	// A continuation line that brings a second quantity: never merged.
+	two := strings.Replace(text, "A-1    Bolts                       10\n", "A-1    Bolts                       10\n       M8 zinc plated              12\n", 1)
+	_, err = loadOne(t, tpl).Run(t.Context(), two, template.RunOptions{Template: "paged"})
+	require.ErrorContains(t, err, `field lines[0].quantity: several values "10 12" (continued on another line)`)
 }
 
 // A regex that hits its match timeout is an error on that field (in the

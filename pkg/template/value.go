@@ -34,6 +34,10 @@ type Object struct {
 	// text, strictly, so a blank is missing rather than invoice2data's 0.
 	raw    map[string]string
 	format ValueFormat
+	// joined lists the row keys that got a second value from a
+	// continuation line (joined, as invoice2data does): several values for
+	// a single-valued item field are an error in the canonical order.
+	joined map[string]bool
 }
 
 // NewObject returns an empty Object.
