@@ -49,7 +49,7 @@ type Result struct {
 	failed map[string]string
 	// printedCurrency is a currency field's value (invoice2data's output
 	// then overwrites "currency" with options.currency).
-	printedCurrency string
+	printedCurrency any
 }
 
 // Prepare applies the template's text options in invoice2data's order:
@@ -193,7 +193,7 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 		}
 	}
 	if c, ok := out.Get("currency"); ok {
-		res.printedCurrency = strings.TrimSpace(valueText(c))
+		res.printedCurrency = c
 	}
 	out.Set("currency", t.Options.Currency)
 	if t.Lines != nil {

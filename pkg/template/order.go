@@ -448,7 +448,17 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 	// invoice2data's output always carries options.currency (EUR unless
 	// set); the order carries a currency only when one is printed or the
 	// template states it.
-	o.Currency = res.printedCurrency
+	switch c := res.printedCurrency.(type) {
+	case []any:
+		if len(c) > 1 {
+			errs = append(errs, fmt.Sprintf("field currency: several values %s", quoteValues(c)))
+		} else if len(c) == 1 {
+			o.Currency = strings.TrimSpace(valueText(c[0]))
+		}
+	case nil:
+	default:
+		o.Currency = strings.TrimSpace(valueText(c))
+	}
 	if o.Currency == "" && t.Options.CurrencySet {
 		o.Currency = t.Options.Currency
 	}

@@ -155,6 +155,7 @@ func TestPOValueErrors(t *testing.T) {
 		{"two order ids", "Currency: EUR", "Currency: EUR\nOrder no. PO-4712", `field order_id: several values "PO-4711", "PO-4712"`},
 		{"decimal comma under a decimal point", "4         1,234.50       4,938.00", "4         1.234,50       4.938,00", `lines[2].unit_price: "1.234,50" does not fit the decimal separator "."`},
 		{"quantity 1,5 under a decimal point", "Hex bolts M8                10  ", "Hex bolts M8                1,5  ", `lines[0].quantity: "1,5" does not fit`},
+		{"two currencies", "Currency: EUR", "Currency: EUR\nCurrency: CHF", `field currency: several values "EUR", "CHF"`},
 		{"bad grouping", "Net total   5,083.00", "Net total   50,83.00", `field total_net: "50,83.00" does not fit`},
 	}
 	for _, c := range cases {
