@@ -32,6 +32,18 @@
 // number and date rules of docs/templates.md; an ambiguous numeric date
 // without date_formats is an error, never a guess.
 //
+// invoice2data's output (Result.Fields) keeps invoice2data's lax reading;
+// the canonical order never invents or merges a value: amounts and
+// quantities are read from the printed text with ParseAmount (strict
+// grouping), a blank typed value is missing, several values for a
+// single-valued field and a regex match timeout are errors naming the
+// field. Template.CheckOrder runs the arithmetic checks of the docintake
+// block (line amount, net total, gross total) on any canonical order, also
+// one read from an attached structured document.
+//
+// YAML scalars are resolved as invoice2data's PyYAML resolves them (YAML
+// 1.1: an unquoted 04080176 is a string, yes/no are booleans).
+//
 // The template language for template writers is documented in
 // docs/templates.md.
 package template
