@@ -102,19 +102,20 @@ func rejectReason(dt order.DocumentType) document.Reason {
 //  11. a mapping lookup misses → deferred mapping_not_resolved.
 //
 // The order is returned for every outcome (as far as it could be built).
-// The error is non-nil when the mapper fails or a canonical value cannot be
-// parsed (an ambiguous date, a malformed amount): the template, not the
-// document, needs fixing; it is an EINVALID *document.Error naming the field.
+// The error is non-nil when the mapper fails or, after steps 1 to 3, a
+// canonical value cannot be read (an ambiguous date, a malformed amount,
+// several values, a match timeout): the template, not the document, needs
+// fixing; it is an EINVALID *document.Error naming the field.
 func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode document.ResultMode, tr *Trace) (*order.Order, *Outcome, error) {
 	check := func(format string, args ...any) {
 		if tr != nil {
 			tr.Checks = append(tr.Checks, fmt.Sprintf(format, args...))
 		}
 	}
-	o, err := t.canonical(res, mode)
-	if err != nil {
-		return o, nil, err
-	}
+	// A value that does not convert is the template's error, but only for
+	// a document the template accepts as its own: rules, exclude keywords
+	// and keywords decide first.
+	o, valueErr := t.canonical(res, mode)
 	dt := t.DocIntake.DocumentType
 	reject := func(r document.Reason, format string, args ...any) (*order.Order, *Outcome, error) {
 		out := &Outcome{Status: OutcomeRejected, Reason: r, Detail: fmt.Sprintf(format, args...)}
@@ -150,6 +151,9 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 	if !res.Matched {
 		return reject(document.ReasonUnknownFormat, "keywords not found: %s", quoteAll(res.Keywords.Failed))
 	}
+	if valueErr != nil {
+		return o, nil, valueErr
+	}
 	if len(res.Missing) > 0 {
 		for _, f := range res.Missing {
 			switch f {
@@ -162,6 +166,27 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 			}
 		}
 		return reject(document.ReasonUnknownFormat, "required fields not found: %s", strings.Join(res.Missing, ", "))
+	}
+	out, err := t.Verify(ctx, o, m, mode, tr)
+	return o, out, err
+}
+
+// Verify decides an order already built (by Order from the text, or read
+// from a structured document attached to the PDF) by the docintake block:
+// steps 5 to 11 of Order (order id, required VAT ids and delivery address,
+// order date, items and quantities, arithmetic checks, mappings). Mappings
+// may change o. The error is non-nil only when the mapper fails.
+func (t *Template) Verify(ctx context.Context, o *order.Order, m Mapper, mode document.ResultMode, tr *Trace) (*Outcome, error) {
+	check := func(format string, args ...any) {
+		if tr != nil {
+			tr.Checks = append(tr.Checks, fmt.Sprintf(format, args...))
+		}
+	}
+	dt := t.DocIntake.DocumentType
+	reject := func(r document.Reason, format string, args ...any) (*Outcome, error) {
+		out := &Outcome{Status: OutcomeRejected, Reason: r, Detail: fmt.Sprintf(format, args...)}
+		check("outcome: %s", out)
+		return out, nil
 	}
 	if o.ID == "" {
 		return reject(document.ReasonDocumentIDMissing, "no order id (field order_id)")
@@ -226,12 +251,12 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 	for _, mp := range t.DocIntake.Mappings {
 		out, err := t.applyMapping(ctx, o, mp, m, check)
 		if err != nil || out != nil {
-			return o, out, err
+			return out, err
 		}
 	}
 	out := &Outcome{Status: OutcomeSuccess}
 	check("outcome: %s", out)
-	return o, out, nil
+	return out, nil
 }
 
 func (t *Template) applyMapping(ctx context.Context, o *order.Order, mp Mapping, m Mapper, check func(string, ...any)) (*Outcome, error) {

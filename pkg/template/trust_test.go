@@ -321,3 +321,39 @@ func TestPerFieldDecimalSeparator(t *testing.T) {
 	require.Equal(t, order.Totals{NetAmount: "5083.00", TaxAmount: "965.77", GrossAmount: "6048.77"}, run.Order.Totals)
 	require.Equal(t, "4938.00", run.Order.Items[2].LineAmount, "the lines keep the template's decimal point")
 }
+
+// Rules decide before values are read: an invoice with a number the
+// template cannot read is rejected as not an order, not a template error.
+func TestRulesBeforeValueErrors(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, poTemplate+"  rules:\n    - {match: 'INVOICE', action: reject}\n")
+	text := strings.Replace(poText, "Net total   5,083.00", "Net total   50,83.00\nINVOICE", 1)
+	run, err := runPO(t, set, text)
+	require.NoError(t, err)
+	require.Equal(t, document.ReasonNotAnOrder, run.Outcome.Reason)
+}
+
+// Verify applies the docintake block to an order built elsewhere (an
+// attached structured document): the same checks and reasons.
+func TestVerifyBuiltOrder(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, poTemplate)
+	tpl, ok := set.ByName("trust")
+	require.True(t, ok)
+	o := &order.Order{Type: order.TypeOrder, ID: "X-1", IssueDate: order.Date{Year: 2026, Month: time.January, Day: 2}, Currency: "JPY",
+		Items:  []order.Item{{Position: "1", Quantity: "3", UnitPrice: "333", LineAmount: "999"}, {Position: "2", Quantity: "1", UnitPrice: "100", LineAmount: "100"}},
+		Totals: order.Totals{NetAmount: "1099", TaxAmount: "110", GrossAmount: "1209"}}
+	out, err := tpl.Verify(t.Context(), o, nil, "", nil)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, out.Status, out.String())
+	// JPY has no minor unit: the tolerance is 0.5.
+	o.Totals.GrossAmount = "1209.4"
+	out, err = tpl.Verify(t.Context(), o, nil, "", nil)
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, out.Status, out.String())
+	o.Totals.GrossAmount = "1210"
+	out, err = tpl.Verify(t.Context(), o, nil, "", nil)
+	require.NoError(t, err)
+	require.Equal(t, document.ReasonCannotParseItems, out.Reason)
+	require.Contains(t, out.Detail, "gross_total: net total 1099 + tax total 110 = 1209, printed gross total 1210 (difference 1, tolerance 0.5)")
+}
