@@ -115,7 +115,7 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 	// A value that does not convert is the template's error, but only for
 	// a document the template accepts as its own: rules, exclude keywords
 	// and keywords decide first.
-	o, valueErr := t.canonical(res, mode)
+	o, valueErr := t.canonical(res, mode, tr)
 	dt := t.DocIntake.DocumentType
 	reject := func(r document.Reason, format string, args ...any) (*order.Order, *Outcome, error) {
 		out := &Outcome{Status: OutcomeRejected, Reason: r, Detail: fmt.Sprintf(format, args...)}
@@ -398,7 +398,7 @@ func singleValued(name string) bool {
 // does not fit the declared separators, a date that does not parse and a
 // regex that timed out are errors naming the field and the text; a typed
 // value whose text is blank is missing.
-func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Order, error) {
+func (t *Template) canonical(res *Result, mode document.ResultMode, tr *Trace) (*order.Order, error) {
 	f := res.Fields
 	o := &order.Order{Type: t.DocIntake.DocumentType, NoItems: mode == document.ResultModeNoItems}
 	var errs []string
@@ -538,6 +538,9 @@ func (t *Template) canonical(res *Result, mode document.ResultMode) (*order.Orde
 			}
 			it, rowErrs := t.item(row, i)
 			errs = append(errs, rowErrs...)
+			if tr != nil {
+				tr.Rows = append(tr.Rows, rowTrace(row, i, rowErrs))
+			}
 			if it.Position == "" {
 				it.Position = strconv.Itoa(len(o.Items) + 1)
 			}
@@ -608,6 +611,16 @@ func (t *Template) item(row *Object, i int) (order.Item, []string) {
 		it.Remarks = append(it.Remarks, r)
 	}
 	return it, errs
+}
+
+// rowTrace renders a lines row for the debug view: every value as printed,
+// then the errors of the values that did not convert.
+func rowTrace(row *Object, i int, errs []string) RowTrace {
+	rt := RowTrace{Index: i, Errors: errs}
+	for _, k := range row.Keys() {
+		rt.Values = append(rt.Values, [2]string{k, rowText(row, k)})
+	}
+	return rt
 }
 
 // textRowKeys are the item fields a continuation line may extend (a

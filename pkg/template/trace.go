@@ -17,6 +17,15 @@ type Trace struct {
 	Fields    []FieldTrace
 	Blocks    []BlockTrace
 	Checks    []string // canonical checks made by Order (reasons, mappings)
+	Rows      []RowTrace
+}
+
+// RowTrace is one item row as the canonical order read it: its values as
+// printed and the errors of those that did not convert.
+type RowTrace struct {
+	Index  int
+	Values [][2]string // key, printed text
+	Errors []string
 }
 
 // TemplateTrace is one template tried during selection.
@@ -109,6 +118,19 @@ func (t *Trace) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  ← %s", l.Pattern)
 			}
 			b.WriteByte('\n')
+		}
+	}
+	if len(t.Rows) > 0 {
+		b.WriteString("== items (values as printed)\n")
+		for _, r := range t.Rows {
+			fmt.Fprintf(&b, "  lines[%d]", r.Index)
+			for _, kv := range r.Values {
+				fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+			}
+			b.WriteByte('\n')
+			for _, e := range r.Errors {
+				fmt.Fprintf(&b, "    error   %s\n", e)
+			}
 		}
 	}
 	if len(t.Checks) > 0 {

@@ -341,6 +341,8 @@ func TestExtractValueErrorReported(t *testing.T) {
 	r := run(t, "extract", "--templates", tmpl, "--party-id", "NORTHWIND", "--output", "debug", pdf)
 	require.Equal(t, 1, r.code, r.stderr)
 	for _, want := range []string{"order_id", "NW-2026-0042", "== block lines", "Hex bolt M8", "Washer 8 mm",
+		`lines[1] position="2" supplier_article_id="B-220" description="Washer 8 mm" quantity="250" unit="PCE" unit_price="0,04" line_amount="10,00"`,
+		`    error   field lines[1].unit_price: "0,04" does not fit the decimal separator "."`,
 		`== error: template northwind: field lines[0].unit_price: "0,12" does not fit the decimal separator "."`} {
 		require.Contains(t, r.stdout, want)
 	}
