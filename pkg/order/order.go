@@ -18,6 +18,9 @@ const (
 	TypeOrder         DocumentType = "order"
 	TypeOrderResponse DocumentType = "order_response"
 	TypeInvoice       DocumentType = "invoice"
+	// TypeOrderChange is a change to an order already sent (Order-X 230,
+	// openTRANS ORDERCHANGE); ID is the changed order's id.
+	TypeOrderChange DocumentType = "order_change"
 )
 
 // Date is a calendar date without time of day or zone.

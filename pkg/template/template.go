@@ -135,6 +135,9 @@ type DocIntake struct {
 	Mappings        []Mapping
 	IgnoredFeedback bool
 	Present         bool // the template has a docintake block
+	// Embedded is docintake.embedded: what a structured attachment
+	// (Order-X, UBL, Factur-X, …) does for this template; see structured.go.
+	Embedded EmbeddedMode
 }
 
 // RuleAction is what a rule does when it fires.
@@ -893,6 +896,8 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 			d.Mappings = p.mappings(v, kp)
 		case "ignored_feedback":
 			d.IgnoredFeedback = p.boolean(v, kp)
+		case "embedded":
+			d.Embedded = p.embeddedMode(v, kp)
 		default:
 			p.problem(kv[0], kp, "unknown docintake key")
 		}

@@ -17,6 +17,7 @@ type resultFile struct {
 	MessageID  string    `json:"message_id"`
 	Template   string    `json:"template"`
 	ResultMode string    `json:"result_mode,omitempty"`
+	Source     string    `json:"source,omitempty"` // "text (pdftotext)" or "embedded Order-X COMFORT (order-x.xml)"
 	Order      orderJSON `json:"order"`
 }
 
@@ -82,8 +83,8 @@ type totalsJSON struct {
 	GrossAmount string `json:"gross_amount,omitempty"`
 }
 
-// marshalResult renders the result JSON of doc's order.
-func marshalResult(doc document.Document, o *order.Order) ([]byte, error) {
+// marshalResult renders the result JSON of doc's order, read from source.
+func marshalResult(doc document.Document, o *order.Order, source string) ([]byte, error) {
 	oj := orderJSON{DocumentType: string(o.Type), OrderID: o.ID, OrderDate: o.IssueDate.String(),
 		DeliveryDate: o.DeliveryDate.String(), Currency: o.Currency, Language: o.Language, BuyerOrderID: o.BuyerOrderID,
 		Parties: []partyJSON{}, Items: []itemJSON{}, PaymentTerms: o.PaymentTerms, Remarks: o.Remarks, NoItems: o.NoItems,
@@ -100,5 +101,5 @@ func marshalResult(doc document.Document, o *order.Order) ([]byte, error) {
 			it.DeliveryDate.String(), it.Remarks})
 	}
 	return json.MarshalIndent(resultFile{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
-		ResultMode: string(doc.ResultMode), Order: oj}, "", "  ")
+		ResultMode: string(doc.ResultMode), Source: source, Order: oj}, "", "  ")
 }
