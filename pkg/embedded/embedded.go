@@ -63,7 +63,11 @@ const (
 	StandardZUGFeRD   = "ZUGFeRD"
 	StandardZUGFeRD1  = "ZUGFeRD 1.0"
 	StandardXRechnung = "XRechnung"
-	StandardCII       = "CII" // EN 16931 CII without a more specific guideline
+	// StandardEN16931 is a CII invoice declaring only EN 16931
+	// (urn:cen.eu:en16931:2017): Factur-X 1.0 and ZUGFeRD 2.1+ are the same
+	// format there and the XML does not say which.
+	StandardEN16931 = "Factur-X/ZUGFeRD"
+	StandardCII     = "CII" // a CII invoice with another guideline
 )
 
 // Document is one recognised attachment.
@@ -108,6 +112,14 @@ type Found struct {
 
 // Limits bound the search (see pdftext.AttachmentLimits).
 type Limits = pdftext.AttachmentLimits
+
+// Errors of Find for the PDF as a whole (pdftext's, re-exported so callers
+// need not import the text package).
+var (
+	ErrUnreadable  = pdftext.ErrUnreadable
+	ErrTimeout     = pdftext.ErrTimeout
+	ErrUnavailable = pdftext.ErrUnavailable
+)
 
 // Find reads pdf's attachments and recognises the business document among
 // them. Attachments that are not XML, not a known standard, too large or
@@ -224,7 +236,7 @@ func readCII(d *Document, root *elem) {
 	case strings.Contains(lg, "zugferd"):
 		d.Standard, d.Profile = StandardZUGFeRD, guidelineProfile(g)
 	case strings.HasPrefix(lg, "urn:cen.eu:en16931:2017"):
-		d.Standard, d.Profile = StandardCII, "EN16931"
+		d.Standard, d.Profile = StandardEN16931, "EN16931"
 	default:
 		d.Standard = StandardCII
 	}
