@@ -319,3 +319,16 @@ func TestMalformedPDFs(t *testing.T) {
 		require.Nil(t, found.Document, filepath.Base(f))
 	}
 }
+
+// TestNoAttachments: POs without attachments (object streams or not) give
+// none, and no error.
+func TestNoAttachments(t *testing.T) {
+	for _, f := range [][2]string{{"orders", "contoso-po-Adatum-Adel.pdf"}, {"synthetic", "alpine-1.pdf"}} {
+		pdf, err := os.ReadFile(embeddedtest.Corpus(t, f[0], f[1]))
+		require.NoError(t, err)
+		found, err := embedded.Find(context.Background(), pdf, embedded.Limits{})
+		require.NoError(t, err)
+		require.Nil(t, found.Document)
+		require.Empty(t, found.Attachments)
+	}
+}

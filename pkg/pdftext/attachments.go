@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,9 @@ func Attachments(ctx context.Context, pdf []byte, lim AttachmentLimits) ([]Attac
 	if lim.Timeout <= 0 {
 		lim.Timeout = DefaultAttachmentTimeout
 	}
+	if !mayHaveAttachments(pdf) {
+		return nil, nil
+	}
 	bin, err := exec.LookPath("pdfdetach")
 	if err != nil {
 		return nil, fmt.Errorf("pdfdetach: %w: %w", ErrUnavailable, err)
@@ -117,4 +121,20 @@ func Attachments(ctx context.Context, pdf []byte, lim AttachmentLimits) ([]Attac
 		return nil, err
 	}
 	return out, nil
+}
+
+// mayHaveAttachments is a byte scan that spares pdfdetach's process start
+// for the many PDFs that cannot carry an attachment: an embedded file is a
+// stream, and streams are never inside object streams, so its dictionary
+// (usually /Type /EmbeddedFile) and its file specification's /EF key are
+// in the file as plain bytes unless the PDF has object streams, in which
+// case pdfdetach always runs. A PDF that spells these names with #-escapes
+// only hides its own attachment: its text is read.
+func mayHaveAttachments(pdf []byte) bool {
+	for _, s := range [][]byte{[]byte("EmbeddedFile"), []byte("/EF"), []byte("/ObjStm")} {
+		if bytes.Contains(pdf, s) {
+			return true
+		}
+	}
+	return false
 }
