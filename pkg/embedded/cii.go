@@ -29,9 +29,7 @@ func (v *values) decimal(s, what string) string {
 	if strings.HasPrefix(s, ".") {
 		s = "0" + s
 	}
-	if strings.HasSuffix(s, ".") {
-		s = strings.TrimSuffix(s, ".")
-	}
+	s = strings.TrimSuffix(s, ".")
 	if !decimalRE.MatchString(s) {
 		v.fail("%s %q is not a decimal", what, s)
 		return ""

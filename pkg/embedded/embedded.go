@@ -14,7 +14,6 @@ package embedded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -157,9 +156,6 @@ func Find(ctx context.Context, pdf []byte, lim Limits) (*Found, error) {
 	}
 	return f, nil
 }
-
-// errNotXML marks data that does not start like an XML document.
-var errNotXML = errors.New("not xml")
 
 // Recognise parses one attachment and, when it is a known business
 // document, maps it. It returns nil and no error for XML of another kind

@@ -149,11 +149,7 @@ func (s *Set) RunStructured(ctx context.Context, doc *Structured, opts RunOption
 func fieldsOf(o *order.Order, tr *Trace) *Object {
 	f := NewObject()
 	set := func(k string, v any) {
-		if unset(v) {
-			return
-		}
-		f.Set(k, v)
-		if tr != nil {
+		if setValue(f, k, v) && tr != nil {
 			tr.Fields = append(tr.Fields, FieldTrace{Name: k, Parser: "embedded", Value: v})
 		}
 	}
@@ -192,11 +188,7 @@ func fieldsOf(o *order.Order, tr *Trace) *Object {
 		rows := make([]any, 0, len(o.Items))
 		for _, it := range o.Items {
 			r := NewObject()
-			put := func(k string, v any) {
-				if !unset(v) {
-					r.Set(k, v)
-				}
-			}
+			put := func(k string, v any) { setValue(r, k, v) }
 			put("position", it.Position)
 			put("supplier_article_id", it.SupplierArticleID)
 			put("buyer_article_id", it.BuyerArticleID)
@@ -218,16 +210,24 @@ func fieldsOf(o *order.Order, tr *Trace) *Object {
 	return f
 }
 
-// unset reports an empty string, decimal or date: fieldsOf leaves those
-// fields out, as an extraction that found nothing does.
-func unset(v any) bool {
+// setValue sets k to v unless v is an empty string, decimal or date (an
+// extraction that found nothing leaves the field out, and so does fieldsOf);
+// it reports whether it set k.
+func setValue(o *Object, k string, v any) bool {
 	switch x := v.(type) {
 	case string:
-		return x == ""
+		if x == "" {
+			return false
+		}
 	case Float:
-		return x.Dec == ""
+		if x.Dec == "" {
+			return false
+		}
 	case order.Date:
-		return x.IsZero()
+		if x.IsZero() {
+			return false
+		}
 	}
-	return false
+	o.Set(k, v)
+	return true
 }
