@@ -171,34 +171,31 @@ const (
 
 // ciiParty maps a CII trade party. The party's own ID is the buyer's number
 // for it (Order-X is the buyer's message); without one its GLN is the id.
-// Identifiers that have no second place in the model (a GLN beside the ID,
-// legal registration, other tax numbers) come back as remarks.
+// Further identifiers (a GLN beside the ID, the legal registration) become
+// OtherIDs; tax registrations other than the VAT id, which openTRANS has no
+// place for, come back as remarks.
 func ciiParty(e *elem, role order.Role) (order.Party, []string) {
 	p := order.Party{Role: role}
 	var extra []string
-	p.ID = e.str("ID")
-	if p.ID != "" {
-		p.IDType = "buyer_specific"
+	add := func(id, typ string) {
+		if id == "" {
+			return
+		}
+		if p.ID == "" {
+			p.ID, p.IDType = id, typ
+			return
+		}
+		p.OtherIDs = append(p.OtherIDs, order.PartyID{ID: id, Type: typ})
 	}
+	add(e.str("ID"), "buyer_specific")
 	for _, g := range e.all("GlobalID") {
-		scheme := g.attr("schemeID")
-		switch {
-		case g.text == "":
-		case p.ID == "" && scheme == schemeGLN:
-			p.ID, p.IDType = g.text, "gln"
-		case scheme == schemeGLN:
-			extra = append(extra, fmt.Sprintf("%s GLN: %s", role, g.text))
-		default:
-			extra = append(extra, fmt.Sprintf("%s global id (scheme %s): %s", role, scheme, g.text))
+		if g.attr("schemeID") == schemeGLN {
+			add(g.text, "gln")
+		} else {
+			add(g.text, "party_specific")
 		}
 	}
-	if p.ID == "" {
-		if s := e.str("SpecifiedLegalOrganization", "ID"); s != "" {
-			p.ID, p.IDType = s, "party_specific"
-		}
-	} else if s := e.str("SpecifiedLegalOrganization", "ID"); s != "" {
-		extra = append(extra, fmt.Sprintf("%s legal registration (scheme %s): %s", role, e.at("SpecifiedLegalOrganization", "ID").attr("schemeID"), s))
-	}
+	add(e.str("SpecifiedLegalOrganization", "ID"), "party_specific")
 	for _, t := range e.all("SpecifiedTaxRegistration") {
 		id := t.kid("ID")
 		switch {

@@ -104,7 +104,7 @@ func TestOrderXCorpus(t *testing.T) {
 		party := info + x("PARTIES", "PARTY[*[local-name()='PARTY_ROLE']='"+p.role+"']")
 		addr := party + x("ADDRESS")
 		require.NotEmpty(t, o(party+x("PARTY_ID")), p.role)
-		require.Equal(t, s(p.src+x("ID")), o(party+x("PARTY_ID")), p.role)
+		require.Equal(t, s(p.src+x("ID")), o(party+x("PARTY_ID[1]")), p.role)
 		require.Equal(t, s(p.src+x("Name")), o(addr+x("NAME")), p.role)
 		require.Equal(t, s(p.src+x("SpecifiedTaxRegistration", "ID[@schemeID='VA']")), o(addr+x("VAT_ID")), p.role)
 		require.Equal(t, s(p.src+x("PostalTradeAddress", "PostcodeCode")), o(addr+x("ZIP")), p.role)
@@ -114,10 +114,11 @@ func TestOrderXCorpus(t *testing.T) {
 		require.Equal(t, s(p.src+x("DefinedTradeContact", "PersonName")), o(addr+x("CONTACT_DETAILS", "CONTACT_NAME")), p.role)
 		require.Equal(t, s(p.src+x("DefinedTradeContact", "EmailURIUniversalCommunication", "URIID")), o(addr+x("EMAIL")), p.role)
 		require.Equal(t, s(p.src+x("DefinedTradeContact", "TelephoneUniversalCommunication", "CompleteNumber")), o(addr+x("PHONE")), p.role)
-		// The GLN has no second PARTY_ID slot in the model: it travels as a remark.
+		// The GLN and the legal registration are further PARTY_IDs.
 		gln := s(p.src + x("GlobalID[@schemeID='0088']"))
 		require.NotEmpty(t, gln, p.role)
-		require.Equal(t, "1", o("count("+info+x("REMARKS")+"[contains(., '"+p.role+" GLN: "+gln+"')])"), p.role)
+		require.Equal(t, gln, o(party+x("PARTY_ID[@type='gln']")), p.role)
+		require.Equal(t, s(p.src+x("SpecifiedLegalOrganization", "ID")), o(party+x("PARTY_ID[@type='party_specific']")), p.role)
 	}
 
 	n := s("count(" + tx + x("IncludedSupplyChainTradeLineItem") + ")")

@@ -50,12 +50,11 @@ func readUBLOrder(d *Document, root *elem) error {
 		if p.e == nil {
 			continue
 		}
-		party, extra := ublParty(p.e, p.role)
+		party := ublParty(p.e, p.role)
 		if p.role == order.RoleDelivery {
 			ublAddress(&party.Address, root.at("Delivery", "DeliveryLocation", "Address"))
 		}
 		o.Parties = append(o.Parties, party)
-		o.Remarks = append(o.Remarks, extra...)
 	}
 	dp := root.at("Delivery", "RequestedDeliveryPeriod")
 	o.DeliveryDate = v.ublDate(dp.str("StartDate"), "RequestedDeliveryPeriod")
@@ -117,11 +116,11 @@ func readUBLOrder(d *Document, root *elem) error {
 	return nil
 }
 
-// ublParty maps a cac:Party: EndpointID/PartyIdentification (GLN scheme
-// 0088 typed gln), name, postal address, VAT id, contact.
-func ublParty(e *elem, role order.Role) (order.Party, []string) {
+// ublParty maps a cac:Party: PartyIdentification and EndpointID (GLN scheme
+// 0088 typed gln; a second id becomes OtherIDs), name, postal address, VAT
+// id, contact.
+func ublParty(e *elem, role order.Role) order.Party {
 	p := order.Party{Role: role}
-	var extra []string
 	ids := append([]*elem{}, e.at("PartyIdentification", "ID"))
 	ids = append(ids, e.kid("EndpointID"))
 	for _, id := range ids {
@@ -135,7 +134,7 @@ func ublParty(e *elem, role order.Role) (order.Party, []string) {
 		if p.ID == "" {
 			p.ID, p.IDType = id.text, typ
 		} else if id.text != p.ID {
-			extra = append(extra, fmt.Sprintf("%s id (scheme %s): %s", role, id.attr("schemeID"), id.text))
+			p.OtherIDs = append(p.OtherIDs, order.PartyID{ID: id.text, Type: typ})
 		}
 	}
 	a := &p.Address
@@ -151,7 +150,7 @@ func ublParty(e *elem, role order.Role) (order.Party, []string) {
 	ublAddress(a, e.kid("PostalAddress"))
 	c := e.kid("Contact")
 	a.Contact, a.Phone, a.Email = c.str("Name"), c.str("Telephone"), c.str("ElectronicMail")
-	return p, extra
+	return p
 }
 
 func ublAddress(a *order.Address, pa *elem) {

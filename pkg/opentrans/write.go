@@ -437,7 +437,8 @@ func (b *builder) parties() (*node, refs, []int, error) {
 				role = string(p.Role)
 			}
 		}
-		list.add(el("PARTY", leaf("bmecat:PARTY_ID", id, "type", idType), leaf("PARTY_ROLE", role), addr))
+		ids := append([]*node{leaf("bmecat:PARTY_ID", id, "type", idType)}, otherPartyIDs(p)...)
+		list.add(el("PARTY", append(ids, leaf("PARTY_ROLE", role), addr)...))
 
 		ref := func(slot **node, name string) {
 			if *slot == nil {

@@ -130,6 +130,11 @@ func (s *Set) RunStructured(ctx context.Context, doc *Structured, opts RunOption
 		// from the attachment itself (mappings never write these).
 		o.Type = src.Type
 		o.Remarks = src.Remarks
+		for i := range o.Parties {
+			if p, ok := src.Party(o.Parties[i].Role); ok {
+				o.Parties[i].OtherIDs = p.OtherIDs
+			}
+		}
 		if len(o.Items) == len(src.Items) {
 			for i := range o.Items {
 				o.Items[i].Remarks = src.Items[i].Remarks

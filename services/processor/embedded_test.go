@@ -71,9 +71,24 @@ func TestEmbeddedOrderWinsOverText(t *testing.T) {
 	require.Len(t, o.Items, 3)
 	var res struct {
 		Source string `json:"source"`
+		Order  struct {
+			Parties []struct {
+				Role     string `json:"role"`
+				OtherIDs []struct {
+					ID, Type string
+				} `json:"other_ids"`
+			} `json:"parties"`
+		} `json:"order"`
 	}
 	require.NoError(t, json.Unmarshal(b.read(d.ResultJSONPath), &res))
 	require.Equal(t, "embedded Order-X COMFORT (order-x.xml)", res.Source)
+	require.Equal(t, "buyer", res.Order.Parties[0].Role)
+	// order-x.xml: the buyer's GLN (GlobalID scheme 0088) and its legal
+	// registration (SIREN, scheme 0002), read off the file.
+	require.Len(t, res.Order.Parties[0].OtherIDs, 2)
+	require.Equal(t, "98765432179", res.Order.Parties[0].OtherIDs[0].ID)
+	require.Equal(t, "gln", res.Order.Parties[0].OtherIDs[0].Type)
+	require.Equal(t, "987654321", res.Order.Parties[0].OtherIDs[1].ID)
 	ev := b.events(d)
 	require.Equal(t, "source: embedded Order-X COMFORT (order-x.xml)", ev[len(ev)-1].Detail)
 

@@ -43,6 +43,14 @@ type partyJSON struct {
 	IDType  string      `json:"id_type,omitempty"`
 	VATID   string      `json:"vat_id,omitempty"`
 	Address addressJSON `json:"address"`
+	// OtherIDs are further ids of the party (GLN, legal registration) as
+	// structured attachments carry them.
+	OtherIDs []partyIDJSON `json:"other_ids,omitempty"`
+}
+
+type partyIDJSON struct {
+	ID   string `json:"id"`
+	Type string `json:"type,omitempty"`
 }
 
 type addressJSON struct {
@@ -93,7 +101,7 @@ func marshalResult(doc document.Document, o *order.Order, source string) ([]byte
 		a := p.Address
 		oj.Parties = append(oj.Parties, partyJSON{Role: string(p.Role), ID: p.ID, IDType: p.IDType, VATID: p.VATID,
 			Address: addressJSON{a.Name, a.Name2, a.Contact, a.Street, a.Zip, a.City, a.State, a.Country, a.CountryCoded,
-				a.Phone, a.Email, a.Lines}})
+				a.Phone, a.Email, a.Lines}, OtherIDs: otherIDs(p.OtherIDs)})
 	}
 	for _, it := range o.Items {
 		oj.Items = append(oj.Items, itemJSON{it.Position, it.SupplierArticleID, it.BuyerArticleID, it.EAN, it.Description,
@@ -102,4 +110,12 @@ func marshalResult(doc document.Document, o *order.Order, source string) ([]byte
 	}
 	return json.MarshalIndent(resultFile{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
 		ResultMode: string(doc.ResultMode), Source: source, Order: oj}, "", "  ")
+}
+
+func otherIDs(ids []order.PartyID) []partyIDJSON {
+	var out []partyIDJSON
+	for _, id := range ids {
+		out = append(out, partyIDJSON{id.ID, id.Type})
+	}
+	return out
 }
