@@ -333,3 +333,22 @@ func TestNoAttachments(t *testing.T) {
 		require.Empty(t, found.Attachments)
 	}
 }
+
+// TestUnknownUnit: a Rec. 20 code outside the BMEcat 2005 list is written
+// as C62 with the original in a remark, as for text; H87 (piece) is C62.
+func TestUnknownUnit(t *testing.T) {
+	_, src := orderX(t)
+	xml := strings.Replace(string(src), `<ram:RequestedQuantity unitCode="C62">6</ram:RequestedQuantity>`, `<ram:RequestedQuantity unitCode="XBX">6</ram:RequestedQuantity>`, 1)
+	xml = strings.Replace(xml, `<ram:RequestedQuantity unitCode="C62">10.00</ram:RequestedQuantity>`, `<ram:RequestedQuantity unitCode="H87">10.00</ram:RequestedQuantity>`, 1)
+	require.NotEqual(t, string(src), xml)
+	d, err := embedded.Recognise(context.Background(), "order-x.xml", []byte(xml))
+	require.NoError(t, err)
+	require.Equal(t, "XBX", d.Order.Items[0].Unit)
+	out, err := opentrans.Marshal(d.Order, opentrans.WriteOptions{})
+	require.NoError(t, err)
+	opentranstest.Validate(t, out)
+	item := x("ORDER", "ORDER_ITEM_LIST", "ORDER_ITEM")
+	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[1]"+x("ORDER_UNIT")))
+	require.Contains(t, string(out), "XBX")
+	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[2]"+x("ORDER_UNIT")))
+}
