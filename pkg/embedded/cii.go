@@ -131,6 +131,7 @@ func readOrderX(d *Document, root *elem) error {
 		}
 	}
 	o.PaymentTerms = strings.Join(terms, "; ")
+	o.Remarks = append(o.Remarks, allowanceCharges(set)...)
 	sum := set.kid("SpecifiedTradeSettlementHeaderMonetarySummation")
 	net := sum.str("TaxBasisTotalAmount")
 	if net == "" {
@@ -284,7 +285,31 @@ func ciiItem(v *values, li *elem, i int) order.Item {
 		}
 	}
 	it.LineAmount = v.decimal(set.str("SpecifiedTradeSettlementLineMonetarySummation", "LineTotalAmount"), what("line total"))
+	it.Remarks = append(it.Remarks, allowanceCharges(set)...)
 	it.TaxRate = v.decimal(set.str("ApplicableTradeTax", "RateApplicablePercent"), what("tax rate"))
 	it.DeliveryDate = ciiEventDate(v, del.kid("RequestedDeliverySupplyChainEvent"), what("delivery date"))
 	return it
+}
+
+// allowanceCharges describes the SpecifiedTradeAllowanceCharge children of
+// a settlement ("Allowance 31.00 (SPECIAL AGREEMENT)", "Charge 21.00
+// (FREIGHT SERVICES)"): the canonical model has no place for them, and they
+// explain why line totals and the net total differ.
+func allowanceCharges(set *elem) []string {
+	var out []string
+	for _, ac := range set.all("SpecifiedTradeAllowanceCharge") {
+		kind := "Allowance"
+		if ac.str("ChargeIndicator", "Indicator") == "true" {
+			kind = "Charge"
+		}
+		s := kind + " " + ac.str("ActualAmount")
+		if p := ac.str("CalculationPercent"); p != "" {
+			s += " (" + p + " % of " + ac.str("BasisAmount") + ")"
+		}
+		if r := joinNonEmpty(" ", ac.str("ReasonCode"), ac.str("Reason")); r != "" {
+			s += ": " + r
+		}
+		out = append(out, s)
+	}
+	return out
 }

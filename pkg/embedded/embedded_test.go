@@ -170,6 +170,10 @@ func TestOrderXCorpus(t *testing.T) {
 	require.Contains(t, remarks, "Payment terms: "+s(tx+x("ApplicableHeaderTradeSettlement", "SpecifiedTradePaymentTerms", "Description")))
 	require.Contains(t, remarks, "Buyer reference: "+s(tx+x("ApplicableHeaderTradeAgreement", "BuyerReference")))
 	require.Contains(t, remarks, s(root+x("ExchangedDocument", "IncludedNote", "Content")))
+	// Header allowances and charges explain why the lines (310.00) exceed
+	// the net total (300.00).
+	require.Contains(t, remarks, "Allowance "+s(sum+x("AllowanceTotalAmount")))
+	require.Contains(t, remarks, "Charge "+s(sum+x("ChargeTotalAmount")))
 }
 
 // TestOrderXMessageTypes: the order change (230) and the order response
