@@ -356,3 +356,15 @@ func TestUnknownUnit(t *testing.T) {
 	require.Contains(t, string(out), "XBX")
 	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[2]"+x("ORDER_UNIT")))
 }
+
+// TestFlateBombAttachment: an attachment that inflates to 64 MiB from
+// about 64 KB is cut at the size cap (pdfdetach is killed once its output
+// passes it) and reported; nothing else happens.
+func TestFlateBombAttachment(t *testing.T) {
+	pdf := embeddedtest.FlateBombPDF(64 << 20)
+	require.Less(t, len(pdf), 256<<10)
+	found, err := embedded.Find(context.Background(), pdf, embedded.Limits{})
+	require.NoError(t, err)
+	require.Nil(t, found.Document)
+	require.Equal(t, []embedded.Note{{File: "bomb.xml", Result: "skipped: larger than 10485760 bytes"}}, found.Attachments)
+}
