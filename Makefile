@@ -71,6 +71,7 @@ fuzz:
 	@set -e; for t in \
 		"pkg ./opentrans FuzzWrite" "pkg ./opentrans FuzzParseOrder" "pkg ./pdftext FuzzExtract" "pkg ./pdftext FuzzLayout" \
 		"pkg ./template FuzzExtract" "pkg ./template FuzzParseNumber" "pkg ./template FuzzParseDate" "pkg ./template FuzzLoad" \
+		"pkg ./embedded FuzzRecognise" \
 		"services/ingest . FuzzUploadMultipart" "services/ingest . FuzzUploadJSON" "services/ingest . FuzzDecodeBase64"; do \
 		set -- $$t; echo "== fuzz $$1 $$2 $$3"; (cd $$1 && go test -run '^$$' -fuzz "^$$3\$$" -fuzztime $(FUZZTIME) $$2); \
 	done

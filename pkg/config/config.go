@@ -37,6 +37,10 @@ type Config struct {
 	PDFTimeout time.Duration
 	PDFWorkers int
 
+	EmbeddedMaxCount int
+	EmbeddedMaxBytes int64
+	EmbeddedTimeout  time.Duration
+
 	ProcessorConcurrency   int
 	ProcessorRetry         []time.Duration
 	ProcessorMaxFailures   int
@@ -80,6 +84,17 @@ func integer(dst func(*Config) *int) func(*Config, string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return fmt.Errorf("must be a non-negative integer")
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+func byteSize(dst func(*Config) *int64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("must be a positive number of bytes")
 		}
 		*dst(c) = n
 		return nil
@@ -152,14 +167,7 @@ var Vars = []Var{
 	{"INTAKE_S3_PATH_STYLE", "true", "Use path-style S3 addressing (needed by most self-hosted S3 servers).", boolean(func(c *Config) *bool { return &c.S3.PathStyle })},
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
 	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive).", str(func(c *Config) *string { return &c.TemplatesDir })},
-	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", func(c *Config, v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("must be a positive number of bytes")
-		}
-		c.MaxUploadBytes = n
-		return nil
-	}},
+	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
@@ -167,6 +175,9 @@ var Vars = []Var{
 	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (pdftotext if installed, else pdfium), pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
 	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
+	{"INTAKE_EMBEDDED_MAX_COUNT", "16", "PDF attachments read per document when looking for an embedded Order-X/UBL/Factur-X document; later ones are ignored.", integer(func(c *Config) *int { return &c.EmbeddedMaxCount })},
+	{"INTAKE_EMBEDDED_MAX_BYTES", "10485760", "Largest PDF attachment read (10 MiB); larger ones are ignored.", byteSize(func(c *Config) *int64 { return &c.EmbeddedMaxBytes })},
+	{"INTAKE_EMBEDDED_TIMEOUT", "10s", "Deadline for listing and reading one PDF's attachments.", duration(func(c *Config) *time.Duration { return &c.EmbeddedTimeout })},
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
 	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},

@@ -47,6 +47,8 @@ var kinds = map[order.DocumentType]kind{
 		"ORDERRESPONSE_ITEM_LIST", "ORDERRESPONSE_ITEM", "ORDERRESPONSE_SUMMARY", "orderresponse"},
 	order.TypeInvoice: {"INVOICE", "INVOICE_HEADER", "INVOICE_INFO", "INVOICE_DATE",
 		"INVOICE_ITEM_LIST", "INVOICE_ITEM", "INVOICE_SUMMARY", "invoice"},
+	order.TypeOrderChange: {"ORDERCHANGE", "ORDERCHANGE_HEADER", "ORDERCHANGE_INFO", "ORDERCHANGE_DATE",
+		"ORDERCHANGE_ITEM_LIST", "ORDER_ITEM", "ORDERCHANGE_SUMMARY", "orderchange"},
 }
 
 // partyRoles is the PARTY_ROLE enumeration of openTRANS 2.1.
@@ -69,8 +71,8 @@ func Marshal(o *order.Order, opts WriteOptions) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes o as an openTRANS 2.1 ORDER, ORDERRESPONSE or INVOICE
-// (o.Type) in UTF-8. The document is valid against opentrans_2_1.xsd, except
+// Write writes o as an openTRANS 2.1 ORDER, ORDERCHANGE, ORDERRESPONSE or
+// INVOICE (o.Type) in UTF-8. The document is valid against opentrans_2_1.xsd, except
 // for result_mode no_items (o.NoItems): the item list is then written empty
 // and TOTAL_ITEM_NUM is 0, the one documented departure from the schema.
 //
@@ -111,7 +113,7 @@ func build(in *order.Order, opts WriteOptions) (*node, error) {
 	}
 	k, ok := kinds[in.Type]
 	if !ok {
-		return nil, invalid("document type %q is not order, order_response or invoice", in.Type)
+		return nil, invalid("document type %q is not order, order_change, order_response or invoice", in.Type)
 	}
 	if opts.Generator == "" {
 		opts.Generator = "docintake"
@@ -207,6 +209,8 @@ func (b *builder) document() (*node, error) {
 			el("ORDER_PARTIES_REFERENCE", refs.buyer, refs.supplier, refs.invoiceRecipient,
 				el("SHIPMENT_PARTIES_REFERENCE", refs.delivery)),
 			currency)
+	case order.TypeOrderChange:
+		info.add(orderChangeInfo(idText[0], date, delivery, language, parties, refs, currency)...)
 	case order.TypeInvoice:
 		info.add(leaf("INVOICE_ID", idText[0]), leaf("INVOICE_DATE", date), delivery, refs.deliveryInvoice,
 			language, parties, refs.issuer, refs.recipient, refs.buyer, refs.supplier, currency)
@@ -433,7 +437,8 @@ func (b *builder) parties() (*node, refs, []int, error) {
 				role = string(p.Role)
 			}
 		}
-		list.add(el("PARTY", leaf("bmecat:PARTY_ID", id, "type", idType), leaf("PARTY_ROLE", role), addr))
+		ids := append([]*node{leaf("bmecat:PARTY_ID", id, "type", idType)}, otherPartyIDs(p)...)
+		list.add(el("PARTY", append(ids, leaf("PARTY_ROLE", role), addr)...))
 
 		ref := func(slot **node, name string) {
 			if *slot == nil {

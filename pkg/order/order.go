@@ -18,6 +18,9 @@ const (
 	TypeOrder         DocumentType = "order"
 	TypeOrderResponse DocumentType = "order_response"
 	TypeInvoice       DocumentType = "invoice"
+	// TypeOrderChange is a change to an order already sent (Order-X 230,
+	// openTRANS ORDERCHANGE); ID is the changed order's id.
+	TypeOrderChange DocumentType = "order_change"
 )
 
 // Date is a calendar date without time of day or zone.
@@ -75,6 +78,16 @@ type Party struct {
 	IDType  string // "buyer_specific", "supplier_specific", "gln", "duns", … ("" = unspecified)
 	VATID   string
 	Address Address
+	// OtherIDs are further identifiers of the same party (a GLN beside the
+	// buyer's number for it, a legal registration), as structured
+	// documents carry them; written as further PARTY_IDs.
+	OtherIDs []PartyID
+}
+
+// PartyID is one identifier of a party with its type ("gln", "duns",
+// "party_specific", …; as Party.IDType).
+type PartyID struct {
+	ID, Type string
 }
 
 // Item is one order line.

@@ -122,6 +122,9 @@ func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
 func (s *Set) Match(text string) (*Template, []TemplateTrace) {
 	var tr []TemplateTrace
 	for _, t := range s.templates {
+		if t.DocIntake.Embedded == EmbeddedRequire {
+			continue // chosen by party id or name only: it has no text to match
+		}
 		ok, kt := t.Matches(t.Prepare(text))
 		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
 		if ok {

@@ -3,6 +3,7 @@ package template
 import (
 	"context"
 	"time"
+	"fmt"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
@@ -44,19 +45,11 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 	if opts.Debug {
 		run.Trace = &Trace{}
 	}
-	var t *Template
-	switch {
-	case opts.Template != "":
-		var ok bool
-		if t, ok = s.ByName(opts.Template); !ok {
-			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template named %q", opts.Template)
-		}
-	case opts.PartyID != "":
-		var ok bool
-		if t, ok = s.ByPartyID(opts.PartyID); !ok {
-			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template for party_id %q", opts.PartyID)
-		}
-	default:
+	t, err := s.chosen(opts)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
 		var tried []TemplateTrace
 		t, tried = s.Match(text)
 		if run.Trace != nil {
@@ -68,6 +61,11 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 		}
 	}
 	run.Template = t
+	if t.DocIntake.Embedded == EmbeddedRequire {
+		run.Outcome = &Outcome{Status: OutcomeRejected, Reason: document.ReasonUnknownFormat,
+			Detail: fmt.Sprintf("template %s reads structured attachments only and the PDF carries no structured order", t.Name)}
+		return run, nil
+	}
 	res, err := t.Extract(ctx, text, &ExtractOptions{Area: opts.Area, Trace: run.Trace})
 	if err != nil {
 		return nil, err
@@ -83,4 +81,25 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 	}
 	run.Order, run.Outcome = o, out
 	return run, err
+}
+
+// chosen is the template opts name (by template name or party id); nil when
+// opts name none. An unknown name or party id is an EBADREQUEST error with
+// code template_not_found.
+func (s *Set) chosen(opts RunOptions) (*Template, error) {
+	switch {
+	case opts.Template != "":
+		t, ok := s.ByName(opts.Template)
+		if !ok {
+			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template named %q", opts.Template)
+		}
+		return t, nil
+	case opts.PartyID != "":
+		t, ok := s.ByPartyID(opts.PartyID)
+		if !ok {
+			return nil, document.CodedErrorf(document.EBADREQUEST, "template_not_found", "no template for party_id %q", opts.PartyID)
+		}
+		return t, nil
+	}
+	return nil, nil
 }

@@ -180,6 +180,9 @@ type DocIntake struct {
 	// AllowNonPositiveQuantity accepts quantities of 0 or below (returns,
 	// cancellations); by default such a line is rejected.
 	AllowNonPositiveQuantity bool
+	// Embedded is docintake.embedded: what a structured attachment
+	// (Order-X, UBL, Factur-X, …) does for this template; see structured.go.
+	Embedded EmbeddedMode
 }
 
 // RuleAction is what a rule does when it fires.
@@ -1045,6 +1048,8 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 			}
 		case "allow_nonpositive_quantity":
 			d.AllowNonPositiveQuantity = p.boolean(v, kp)
+		case "embedded":
+			d.Embedded = p.embeddedMode(v, kp)
 		default:
 			p.problem(kv[0], kp, "unknown docintake key")
 		}

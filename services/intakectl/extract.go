@@ -109,18 +109,24 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	var results []json.RawMessage
 	code := 0
 	for _, f := range files {
-		text, engines, err := readText(ctx, f, &eng, opts)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-			code = max(code, exitError)
-			results = append(results, errorJSON(f, err))
-			continue
+		ropts := template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug"}
+		// A business document attached to the PDF wins over its text.
+		run, engines, err := structuredRun(ctx, env, f, set, ropts, *output)
+		if run == nil && err == nil {
+			var text string
+			text, engines, err = readText(ctx, f, &eng, opts)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+				code = max(code, exitError)
+				results = append(results, errorJSON(f, err))
+				continue
+			}
+			if *output == "text" {
+				fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
+				continue
+			}
+			run, err = set.Run(ctx, text, ropts)
 		}
-		if *output == "text" {
-			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
-			continue
-		}
-		run, err := set.Run(ctx, text, template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug"})
 		if err != nil {
 			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %s\n", f, e.Message)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/opentrans"
@@ -39,6 +40,7 @@ type worker struct {
 	maxFailures int
 	maxPDF      int64
 	metrics     *metrics
+	embedded    embedded.Limits // attachments read for structured documents
 }
 
 // Job outcomes, the label values of docintake_processor_jobs_total.
@@ -150,6 +152,7 @@ type result struct {
 	order   *order.Order
 	xml     []byte // success only
 	json    []byte // success only
+	source  string // "text (pdftotext)" or the embedded document's Source
 }
 
 // date is the order's date for documents.document_date (nil when the PDF
@@ -176,34 +179,39 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	text, err := w.engine.Extract(ctx, pdf)
-	if err != nil {
-		w.metrics.extraction(w.engine.Name(), time.Since(start))
-		if ctx.Err() != nil { // hard stop: not the document's fault
-			return nil, err
-		}
-		return nil, &failure{"extract", err}
-	}
-	w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
-
 	m := mapper{st: w.st, clientID: doc.ClientID}
-	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,
-		Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt})
+	opts := template.RunOptions{Template: doc.Template, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt}
+	// A business document attached to the PDF wins over its printed text.
+	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), doc, pdf, opts)
+	if run == nil && err == nil {
+		start := time.Now()
+		text, xerr := w.engine.Extract(ctx, pdf)
+		if xerr != nil {
+			w.metrics.extraction(w.engine.Name(), time.Since(start))
+			if ctx.Err() != nil { // hard stop: not the document's fault
+				return nil, xerr
+			}
+			return nil, &failure{"extract", xerr}
+		}
+		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+		source = "text (" + strings.Join(text.Engines(), "+") + ")"
+		run, err = w.templates.Run(ctx, text.String(), opts)
+	}
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {
 			return nil, err
 		}
 		return nil, &failure{"template", err}
 	}
-	res = &result{outcome: run.Outcome, order: run.Order}
+	run.Outcome.Detail = withSource(source, run.Outcome.Detail)
+	res = &result{outcome: run.Outcome, order: run.Order, source: source}
 	if run.Outcome.Status != template.OutcomeSuccess {
 		return res, nil
 	}
 	if res.xml, err = opentrans.Marshal(run.Order, opentrans.WriteOptions{GenerationTime: time.Now()}); err != nil {
 		return nil, &failure{"opentrans", err}
 	}
-	if res.json, err = marshalResult(doc, run.Order); err != nil {
+	if res.json, err = marshalResult(doc, run.Order, source); err != nil {
 		return nil, &failure{"json", err}
 	}
 	return res, nil
@@ -269,7 +277,7 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 		}
 	}
 	xmlURI, jsonURI := w.objects.URI(xmlKey), w.objects.URI(jsonKey)
-	return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedSuccess, Reason: noReason(),
+	return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedSuccess, Reason: noReason(), Detail: res.outcome.Detail,
 		ResultPath: &xmlURI, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, outSuccess)
 }
 

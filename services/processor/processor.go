@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/system"
@@ -91,6 +92,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		st: d.Store, objects: d.Objects, templates: d.Templates.Set, engine: engine, relay: relay,
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
+		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -17,6 +17,7 @@ type resultFile struct {
 	MessageID  string    `json:"message_id"`
 	Template   string    `json:"template"`
 	ResultMode string    `json:"result_mode,omitempty"`
+	Source     string    `json:"source,omitempty"` // "text (pdftotext)" or "embedded Order-X COMFORT (order-x.xml)"
 	Order      orderJSON `json:"order"`
 }
 
@@ -42,6 +43,14 @@ type partyJSON struct {
 	IDType  string      `json:"id_type,omitempty"`
 	VATID   string      `json:"vat_id,omitempty"`
 	Address addressJSON `json:"address"`
+	// OtherIDs are further ids of the party (GLN, legal registration) as
+	// structured attachments carry them.
+	OtherIDs []partyIDJSON `json:"other_ids,omitempty"`
+}
+
+type partyIDJSON struct {
+	ID   string `json:"id"`
+	Type string `json:"type,omitempty"`
 }
 
 type addressJSON struct {
@@ -82,8 +91,8 @@ type totalsJSON struct {
 	GrossAmount string `json:"gross_amount,omitempty"`
 }
 
-// marshalResult renders the result JSON of doc's order.
-func marshalResult(doc document.Document, o *order.Order) ([]byte, error) {
+// marshalResult renders the result JSON of doc's order, read from source.
+func marshalResult(doc document.Document, o *order.Order, source string) ([]byte, error) {
 	oj := orderJSON{DocumentType: string(o.Type), OrderID: o.ID, OrderDate: o.IssueDate.String(),
 		DeliveryDate: o.DeliveryDate.String(), Currency: o.Currency, Language: o.Language, BuyerOrderID: o.BuyerOrderID,
 		Parties: []partyJSON{}, Items: []itemJSON{}, PaymentTerms: o.PaymentTerms, Remarks: o.Remarks, NoItems: o.NoItems,
@@ -92,7 +101,7 @@ func marshalResult(doc document.Document, o *order.Order) ([]byte, error) {
 		a := p.Address
 		oj.Parties = append(oj.Parties, partyJSON{Role: string(p.Role), ID: p.ID, IDType: p.IDType, VATID: p.VATID,
 			Address: addressJSON{a.Name, a.Name2, a.Contact, a.Street, a.Zip, a.City, a.State, a.Country, a.CountryCoded,
-				a.Phone, a.Email, a.Lines}})
+				a.Phone, a.Email, a.Lines}, OtherIDs: otherIDs(p.OtherIDs)})
 	}
 	for _, it := range o.Items {
 		oj.Items = append(oj.Items, itemJSON{it.Position, it.SupplierArticleID, it.BuyerArticleID, it.EAN, it.Description,
@@ -100,5 +109,13 @@ func marshalResult(doc document.Document, o *order.Order) ([]byte, error) {
 			it.DeliveryDate.String(), it.Remarks})
 	}
 	return json.MarshalIndent(resultFile{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
-		ResultMode: string(doc.ResultMode), Order: oj}, "", "  ")
+		ResultMode: string(doc.ResultMode), Source: source, Order: oj}, "", "  ")
+}
+
+func otherIDs(ids []order.PartyID) []partyIDJSON {
+	var out []partyIDJSON
+	for _, id := range ids {
+		out = append(out, partyIDJSON{id.ID, id.Type})
+	}
+	return out
 }

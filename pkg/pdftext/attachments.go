@@ -1,0 +1,140 @@
+package pdftext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Attachment is one file embedded in a PDF (the EmbeddedFiles name tree and
+// file attachment annotations, which is where PDF/A-3 associated files of
+// Factur-X, ZUGFeRD and Order-X also live).
+type Attachment struct {
+	Index int    // 1-based, as pdfdetach numbers them
+	Name  string // the file name the PDF gives it; never trusted as a path
+	Data  []byte // nil when Skipped
+	// Skipped says why the attachment was not read ("larger than 10485760
+	// bytes", "beyond the first 16 attachments"); empty when Data is set.
+	Skipped string
+}
+
+// AttachmentLimits bound the reading of attachments, which are attacker
+// controlled. Zero fields take the defaults below.
+type AttachmentLimits struct {
+	MaxCount int           // attachments read; later ones are listed as skipped (default 16)
+	MaxBytes int64         // size of one attachment; larger ones are skipped (default 10 MiB)
+	Timeout  time.Duration // the whole listing and reading (default 10 s)
+	// MemoryLimitBytes is pdfdetach's address-space limit (default
+	// DefaultSubprocessMemory).
+	MemoryLimitBytes int64
+}
+
+// Attachment defaults (INTAKE_EMBEDDED_MAX_COUNT, INTAKE_EMBEDDED_MAX_BYTES,
+// INTAKE_EMBEDDED_TIMEOUT).
+const (
+	DefaultAttachmentCount   = 16
+	DefaultAttachmentBytes   = 10 << 20
+	DefaultAttachmentTimeout = 10 * time.Second
+	maxAttachmentList        = 1 << 20
+)
+
+// listLine is one line of `pdfdetach -list`: "N: name".
+var listLine = regexp.MustCompile(`^(\d+): (.*)$`)
+
+// Attachments returns the files embedded in pdf, read with poppler's
+// pdfdetach in the same sandbox as pdftotext (private directory, address
+// space, CPU and output limits, process-group kill on the deadline).
+// BENCHMARKS.md "PDF attachments" has the measurement behind the choice.
+//
+// Attachments over lim.MaxBytes are not read (pdfdetach is killed once its
+// output passes the cap, so an inflating bomb costs at most that much), and
+// only the first lim.MaxCount are read; both are returned with Skipped set.
+// A PDF poppler cannot parse gives an error wrapping ErrUnreadable, the
+// deadline one wrapping ErrTimeout, a missing pdfdetach ErrUnavailable. A PDF
+// without attachments gives none and no error.
+func Attachments(ctx context.Context, pdf []byte, lim AttachmentLimits) ([]Attachment, error) {
+	if lim.MaxCount <= 0 {
+		lim.MaxCount = DefaultAttachmentCount
+	}
+	if lim.MaxBytes <= 0 {
+		lim.MaxBytes = DefaultAttachmentBytes
+	}
+	if lim.Timeout <= 0 {
+		lim.Timeout = DefaultAttachmentTimeout
+	}
+	if !mayHaveAttachments(pdf) {
+		return nil, nil
+	}
+	bin, err := exec.LookPath("pdfdetach")
+	if err != nil {
+		return nil, fmt.Errorf("pdfdetach: %w: %w", ErrUnavailable, err)
+	}
+	sb := newSandbox(Options{Timeout: lim.Timeout, MemoryLimitBytes: lim.MemoryLimitBytes, MaxOutputBytes: maxAttachmentList})
+	var out []Attachment
+	_, err = withInput(ctx, lim.Timeout, pdf, func(ctx context.Context, dir, file string) (*Text, error) {
+		list, err := sb.run(ctx, dir, bin, []string{"-list", "-enc", "UTF-8", file}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("pdfdetach -list: %w", err)
+		}
+		for _, l := range strings.Split(string(list), "\n") {
+			m := listLine.FindStringSubmatch(strings.TrimRight(l, "\r"))
+			if m == nil {
+				continue
+			}
+			n, err := strconv.Atoi(m[1])
+			if err != nil || n <= 0 {
+				continue
+			}
+			out = append(out, Attachment{Index: n, Name: m[2]})
+		}
+		one := sb
+		one.maxOut = lim.MaxBytes
+		for i := range out {
+			a := &out[i]
+			if i >= lim.MaxCount {
+				a.Skipped = fmt.Sprintf("beyond the first %d attachments", lim.MaxCount)
+				continue
+			}
+			// The file is written to our stdout, so the sandbox's output
+			// cap bounds it and no name from the PDF becomes a path.
+			data, err := one.run(ctx, dir, bin, []string{"-save", strconv.Itoa(a.Index), "-o", "/dev/stdout", file}, nil)
+			switch {
+			case errors.Is(err, errOutputTooLarge):
+				a.Skipped = fmt.Sprintf("larger than %d bytes", lim.MaxBytes)
+			case errors.Is(err, ErrUnreadable):
+				a.Skipped = "unreadable: " + err.Error()
+			case err != nil:
+				return nil, fmt.Errorf("pdfdetach -save %d: %w", a.Index, err)
+			default:
+				a.Data = data
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mayHaveAttachments is a byte scan that spares pdfdetach's process start
+// for the many PDFs that cannot carry an attachment: an embedded file is a
+// stream, and streams are never inside object streams, so its dictionary
+// (usually /Type /EmbeddedFile) and its file specification's /EF key are
+// in the file as plain bytes unless the PDF has object streams, in which
+// case pdfdetach always runs. A PDF that spells these names with #-escapes
+// only hides its own attachment: its text is read.
+func mayHaveAttachments(pdf []byte) bool {
+	for _, s := range [][]byte{[]byte("EmbeddedFile"), []byte("/EF"), []byte("/ObjStm")} {
+		if bytes.Contains(pdf, s) {
+			return true
+		}
+	}
+	return false
+}
