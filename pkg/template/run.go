@@ -2,8 +2,8 @@ package template
 
 import (
 	"context"
-	"time"
 	"fmt"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
