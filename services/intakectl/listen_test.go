@@ -225,3 +225,14 @@ func TestListenPlainLines(t *testing.T) {
 	require.Regexp(t, `^\d{4}-\d\d-\d\dT\S+Z  deferred_for_retry +reason=mapping_not_resolved log_id=L-1 message_id=m-1 template=t$`, lines[0])
 	require.True(t, strings.HasSuffix(lines[1], " (repeat)"), lines[1])
 }
+
+// `intakectl --help` lists the integrator commands.
+func TestHelpListsListenAndUpload(t *testing.T) {
+	t.Parallel()
+	r := run(t, "--help")
+	require.Equal(t, 0, r.code)
+	require.Regexp(t, `(?m)^  listen +receive webhooks locally`, r.stderr)
+	require.Regexp(t, `(?m)^  upload +upload PDFs`, r.stderr)
+	r = run(t, "listen", "--help")
+	require.Contains(t, r.stderr, "usage: intakectl listen [--addr 127.0.0.1:9099]")
+}
