@@ -298,7 +298,8 @@ func printFailures(w io.Writer, docs []*uploadFile) bool {
 		return false
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nFAILED\tLOG_ID\tSTATE\tFILE\tERROR")
+	fmt.Fprintln(w, "\nfailures:")
+	fmt.Fprintln(tw, "LOG_ID\tSTATE\tFILE\tERROR")
 	for _, d := range bad {
 		e := "-"
 		if d.err != nil {
@@ -308,7 +309,7 @@ func printFailures(w io.Writer, docs []*uploadFile) bool {
 				e = apiErr.Code + ": " + apiErr.Message
 			}
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\n", dash(d.logID), dash(string(d.state)), strings.Join(d.paths, ", "), e)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", dash(d.logID), dash(string(d.state)), strings.Join(d.paths, ", "), e)
 	}
 	_ = tw.Flush()
 	return true
@@ -332,17 +333,16 @@ func forEach[T any](items []T, n int, fn func(T)) {
 	wg.Wait()
 }
 
-// progress shows a bar on stderr when it is a terminal (problems printed
-// above it), and one line per item on stdout otherwise, for logs and
-// scripts.
+// progress shows a bar on stderr when it is a terminal, with each item's
+// line printed above it, and only the lines, on stdout, otherwise (logs and
+// scripts).
 type progress struct {
-	mu          sync.Mutex
-	env         Env
-	tty         bool
-	total, n    int
-	errs        int
-	name        string
-	lastPainted time.Time
+	mu       sync.Mutex
+	env      Env
+	tty      bool
+	total, n int
+	errs     int
+	name     string
 }
 
 func newProgress(env Env, total int) *progress {
@@ -357,7 +357,7 @@ func newProgress(env Env, total int) *progress {
 
 func (p *progress) phase(name string) {
 	p.name = name
-	p.paint(true)
+	p.paint()
 }
 
 func (p *progress) done(line string, problem bool) {
@@ -371,17 +371,15 @@ func (p *progress) done(line string, problem bool) {
 		fmt.Fprintln(p.env.Stdout, line)
 		return
 	}
-	if problem {
-		fmt.Fprintf(p.env.Stderr, "\r\033[K%s\n", line)
-	}
-	p.paint(p.n == p.total)
+	// The line goes above the bar, which is painted again below it.
+	fmt.Fprintf(p.env.Stderr, "\r\033[K%s\n", line)
+	p.paint()
 }
 
-func (p *progress) paint(force bool) {
-	if !p.tty || (!force && time.Since(p.lastPainted) < 100*time.Millisecond) {
+func (p *progress) paint() {
+	if !p.tty {
 		return
 	}
-	p.lastPainted = time.Now()
 	const width = 30
 	filled := 0
 	if p.total > 0 {

@@ -58,7 +58,7 @@ func TestUploadRefusedFile(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stdout+r.stderr)
 	require.Contains(t, r.stdout, "2 files, 2 documents: 1 uploaded, 0 already there, 1 refused")
 	require.Regexp(t, `(?m)^refused +\S*fake\.pdf: docintake: 415 not_a_pdf`, r.stdout)
-	require.Regexp(t, `(?m)^\s+-\s+-\s+\S*fake\.pdf\s+not_a_pdf: `, r.stdout)
+	require.Regexp(t, `(?m)^-\s+-\s+\S*fake\.pdf\s+not_a_pdf: `, r.stdout)
 
 	// Usage errors.
 	require.Equal(t, 2, runEnv(t, nil, "upload", dir).code, "no URL and token")
