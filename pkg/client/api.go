@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"sort"
+	"time"
 )
 
 // UploadRequest is one PDF to upload.
@@ -272,4 +273,37 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// WaitOutcome polls the document until processing has decided its outcome
+// (State.Outcome is not empty: success, rejected, ignored, failed or
+// deferred), backing off from 200 ms to 5 s between queries, and returns
+// it. It ends with ctx (the error then names the last state seen) or when
+// the API refuses the query (an *Error such as CodeDocumentNotFound).
+// Integrations that run a webhook do not need it; it suits scripts and
+// tests.
+func (c *Client) WaitOutcome(ctx context.Context, logID string) (Document, error) {
+	var last Document
+	for delay := 200 * time.Millisecond; ; delay = min(delay*2, 5*time.Second) {
+		d, err := c.Document(ctx, logID)
+		if err == nil {
+			last = d
+			if d.State.Outcome() != "" {
+				return d, nil
+			}
+		} else if ctx.Err() == nil && ErrorCode(err) != "" {
+			return last, err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			state := string(last.State)
+			if state == "" {
+				state = "unknown"
+			}
+			return last, fmt.Errorf("docintake: document %s has no outcome yet (state %s): %w", logID, state, ctx.Err())
+		case <-t.C:
+		}
+	}
 }

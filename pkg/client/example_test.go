@@ -31,19 +31,15 @@ func ExampleClient_Upload() {
 	}
 	fmt.Println("upload:", ack.Status)
 
-	// Poll the document (a webhook tells you without polling; see
+	// Wait for the outcome (a webhook tells you without polling; see
 	// NewWebhookHandler).
-	for {
-		d, err := c.Document(ctx, ack.LogID)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if o := d.State.Outcome(); o != "" {
-			fmt.Println("outcome:", o, "date:", *d.DocumentDate)
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	d, err := c.WaitOutcome(wctx, ack.LogID)
+	if err != nil {
+		log.Fatal(err)
 	}
+	fmt.Println("outcome:", d.State.Outcome(), "date:", *d.DocumentDate)
 
 	// Sending the same file with the same message_id again (a retry after
 	// a lost answer) creates nothing new: the original log_id comes back.

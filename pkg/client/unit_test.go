@@ -386,3 +386,35 @@ func TestUnitParseOrderSample(t *testing.T) {
 		t.Error("truncated XML parsed")
 	}
 }
+
+// WaitOutcome polls until an outcome, stops at the deadline naming the last
+// state, and gives up at once when the API refuses the query.
+func TestUnitWaitOutcome(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/gone"):
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"code":"document_not_found","message":"no such document"}`)
+		case strings.HasSuffix(r.URL.Path, "/stuck") || n < 3:
+			fmt.Fprint(w, `{"id":"i","filename":"f","message_id":"m","document_date":null,"source_path":null,"result_json_path":null,"result_path":null,"document_state":"received"}`)
+		default:
+			fmt.Fprint(w, `{"id":"i","filename":"f","message_id":"m","document_date":null,"source_path":null,"result_json_path":null,"result_path":null,"document_state":"sent_rejected"}`)
+		}
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, nil)
+	d, err := c.WaitOutcome(context.Background(), "ok")
+	if err != nil || d.State != client.StateSentRejected || d.State.Outcome() != "rejected" || calls.Load() != 3 {
+		t.Fatalf("%+v, %v after %d calls", d, err, calls.Load())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := c.WaitOutcome(ctx, "stuck"); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "state received") {
+		t.Errorf("stuck: %v", err)
+	}
+	if _, err := c.WaitOutcome(context.Background(), "gone"); client.ErrorCode(err) != client.CodeDocumentNotFound {
+		t.Errorf("gone: %v", err)
+	}
+}

@@ -120,7 +120,8 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 	pr = newProgress(env, len(pending))
 	pr.phase("wait")
 	forEach(pending, *conc, func(d *uploadFile) {
-		d.state, d.err = follow(wctx, c, d.logID)
+		doc, err := c.WaitOutcome(wctx, d.logID)
+		d.state, d.err = doc.State, err
 		pr.done(fmt.Sprintf("%-9s %s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, d.paths[0]), d.err != nil)
 	})
 	pr.finish()
@@ -224,30 +225,6 @@ func uploadLine(d *uploadFile) string {
 		return fmt.Sprintf("%-9s %s %s", "exists", d.logID, strings.Join(d.paths, ", "))
 	}
 	return fmt.Sprintf("%-9s %s %s", "uploaded", d.logID, strings.Join(d.paths, ", "))
-}
-
-// follow polls a document until processing decided its outcome (see
-// client.State.Outcome) or ctx ends.
-func follow(ctx context.Context, c *client.Client, logID string) (client.State, error) {
-	var last client.State
-	for delay := 200 * time.Millisecond; ; delay = min(delay*2, 5*time.Second) {
-		d, err := c.Document(ctx, logID)
-		if err == nil {
-			last = d.State
-			if d.State.Outcome() != "" {
-				return d.State, nil
-			}
-		} else if ctx.Err() == nil && client.ErrorCode(err) != "" {
-			return last, err // the API refused: waiting will not help
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return last, fmt.Errorf("no outcome yet (state %s): %w", cmp.Or(string(last), "unknown"), ctx.Err())
-		case <-t.C:
-		}
-	}
 }
 
 // summarize prints the outcome table of --wait and the documents that
