@@ -6,7 +6,7 @@ BIN       := bin
 TOOLS_BIN ?= $(HOME)/.cache/docintake-bin
 VERSITYGW_VERSION := v1.8.0
 STATICCHECK_VERSION := 2025.1.1
-MODULES   := pkg services/ingest services/processor services/dispatcher services/standalone services/intakectl
+MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl
 SERVICES  := ingest processor dispatcher standalone intakectl
 # go test flags for `make test`; CI and developers run the same.
 TESTFLAGS ?= -race -count=1 -timeout 20m
@@ -36,6 +36,8 @@ run: build
 			echo "make run: install PostgreSQL server binaries (e.g. apt-get install postgresql) or set INTAKE_DATABASE_URL"; exit 1; \
 		fi; \
 	fi
+	@echo "make run: API on http://$${INTAKE_HTTP_ADDR:-127.0.0.1:8080} (token dev-token); the dev client's webhooks go to"
+	@echo "  http://127.0.0.1:9099/hook — receive them in a second terminal with: bin/intakectl listen"
 	INTAKE_CLIENTS_FILE=$${INTAKE_CLIENTS_FILE:-deploy/dev/clients.yaml} \
 	INTAKE_WEBHOOK_ALLOW_PRIVATE=$${INTAKE_WEBHOOK_ALLOW_PRIVATE:-true} \
 	$(BIN)/standalone
@@ -43,8 +45,13 @@ run: build
 # make test: every module's tests against real PostgreSQL, JetStream and S3
 # (versitygw, installed into $(TOOLS_BIN) on first use). The short chaos run
 # (services/standalone/internal/chaos) drives the binaries of `make build`.
-test: tools build
-	@failed=""; for m in $(MODULES); do \
+# deploy/dev/testenv.sh first installs missing Debian packages (as root) and
+# provides PostgreSQL: INTAKE_TEST_DATABASE_URL, else 127.0.0.1:5432, else a
+# private throwaway cluster stopped when the tests end.
+test:
+	@. deploy/dev/testenv.sh || exit 1; \
+	$(MAKE) --no-print-directory tools build || exit 1; \
+	failed=""; for m in $(MODULES); do \
 		echo "== go test $$m"; \
 		(cd $$m && INTAKE_CHAOS_BIN=$(CURDIR)/$(BIN) go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
 	done; \
