@@ -1,0 +1,237 @@
+package draft
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// labelAt returns the field whose label starts the cell text (the longest
+// label wins) and the label as printed; nil when no label starts it.
+func labelAt(text string, _ bool) (*fieldDef, string) {
+	ft := fold(text)
+	for _, lr := range allLabels {
+		fl := fold(lr.Label)
+		if !strings.HasPrefix(ft, fl) {
+			continue
+		}
+		rest := []rune(text[len(fl):])
+		if len(ft) != len(text) {
+			// Folding changed the byte length (rare letters): compare runes.
+			rest = []rune(text)[len([]rune(lr.Label)):]
+		}
+		if len(rest) > 0 && (unicode.IsLetter(rest[0]) || unicode.IsDigit(rest[0])) {
+			lastL := []rune(lr.Label)
+			if l := lastL[len(lastL)-1]; unicode.IsLetter(l) || unicode.IsDigit(l) {
+				continue // "Totals" is not "Total"
+			}
+		}
+		return lr.Def, string([]rune(text)[:len([]rune(lr.Label))])
+	}
+	return nil, ""
+}
+
+// labelInside finds an amount label anywhere in a line at word boundaries
+// ("zzgl. 19 % MwSt.:"); it returns the field, the label as printed and the
+// rune offset after it.
+func labelInside(line string) (*fieldDef, string, int) {
+	rs := []rune(line)
+	fl := []rune(fold(line))
+	if len(fl) != len(rs) {
+		return nil, "", 0
+	}
+	for i := range rs {
+		if i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) {
+			continue
+		}
+		for _, lr := range allLabels {
+			if lr.Def.Kind != kindAmount {
+				continue
+			}
+			l := []rune(fold(lr.Label))
+			if i+len(l) > len(rs) || string(fl[i:i+len(l)]) != string(l) {
+				continue
+			}
+			if e := i + len(l); e < len(rs) && (unicode.IsLetter(rs[e]) || unicode.IsDigit(rs[e])) &&
+				(unicode.IsLetter(l[len(l)-1]) || unicode.IsDigit(l[len(l)-1])) {
+				continue
+			}
+			return lr.Def, string(rs[i : i+len(l)]), i + len(l)
+		}
+	}
+	return nil, "", 0
+}
+
+// found is a header field found in one sample.
+type found struct {
+	Name  string
+	Label string // as printed
+	Value string // as printed
+	Regex string
+	How   string // "same line", "next cell", "below"
+	Line  int
+}
+
+// amountTail matches what may stand between a total's label and its amount
+// and after it: blanks, ':', a tax rate, a currency code or sign.
+const amountMiddle = `[ \t]*[:#=.]?[ \t]*(?:\d+(?:[.,]\d+)?[ \t]*%[ \t]*[:#=.]?[ \t]*)?(?:(?:[A-Z]{3}|[€$£])[ \t]*[:#=.]?[ \t]*)?`
+const amountAfter = `(?:[ \t]*(?:[A-Z]{3}|[€$£]))?[ \t]*$`
+
+// findHeader finds the labelled header fields of one sample, skipping the
+// item table's lines.
+func findHeader(lines []string, skip func(int) bool, vt valueTypes) map[string]*found {
+	out := map[string]*found{}
+	amountRe := regexp.MustCompile(`^(` + amountMiddle + `)(` + vt.nc.numberRe() + `)` + amountAfter)
+	for i, l := range lines {
+		if skip(i) {
+			continue
+		}
+		// Totals: a label anywhere in the line, the amount at its end.
+		if d, lbl, after := labelInside(l); d != nil {
+			if m := amountRe.FindStringSubmatch(string([]rune(l)[after:])); m != nil {
+				re := `(?m)` + wordStart(lbl) + literal(lbl) + wordEnd(lbl) + amountMiddle + `(` + vt.nc.numberRe() + `)` + amountAfter
+				out[d.Name] = &found{Name: d.Name, Label: lbl, Value: m[2], Regex: re, How: "same line", Line: i}
+			}
+		}
+		cs := cells(l)
+		for ci, c := range cs {
+			d, lbl := labelAt(c.Text, false)
+			if d == nil || d.Kind == kindAmount {
+				continue
+			}
+			if f := out[d.Name]; f != nil && !d.Last {
+				continue
+			}
+			if f := findValue(lines, i, cs, ci, d, lbl, vt); f != nil {
+				out[d.Name] = f
+			}
+		}
+	}
+	return out
+}
+
+// findValue reads a label's value: after the label in its cell, in the
+// next cell of the line, or in the cell below the label.
+func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string, vt valueTypes) *found {
+	c := cs[ci]
+	rest := string([]rune(c.Text)[len([]rune(lbl)):])
+	trimmed := strings.TrimLeft(rest, " \t:#.=°")
+	sep := strings.TrimSpace(rest[:len(rest)-len(trimmed)])
+	labelRe := wordStart(lbl) + literal(lbl) + wordEnd(lbl)
+	sepRe := `[ \t]*`
+	if sep != "" {
+		sepRe = `[ \t]*` + regexp.QuoteMeta(sep) + `[ \t]*`
+	}
+	f := &found{Name: d.Name, Label: lbl, Line: i}
+	if trimmed != "" {
+		if v, pat := valueOf(d.Kind, trimmed, vt); v != "" {
+			f.Value, f.How = v, "same line"
+			f.Regex = capture(d.Kind, labelRe+sepRe, pat)
+			return f
+		}
+		return nil
+	}
+	if ci+1 < len(cs) {
+		next := cs[ci+1]
+		if nd, _ := labelAt(next.Text, false); nd == nil {
+			if v, pat := valueOf(d.Kind, next.Text, vt); v != "" {
+				f.Value, f.How = v, "next cell"
+				f.Regex = capture(d.Kind, labelRe+sepRe, pat)
+				return f
+			}
+		}
+	}
+	// Below, in the same column: the next line with text (box rules and
+	// blank lines in between are skipped).
+	skipped := 0
+	for j := i + 1; j < len(lines) && j <= i+3; j++ {
+		if !hasLetter(lines[j]) && !hasDigit(lines[j]) {
+			skipped++
+			continue
+		}
+		below := cells(lines[j])
+		best, bestOv := -1, 0
+		for k, bc := range below {
+			ov := min(bc.End, max(c.End, c.Start+12)) - max(bc.Start, c.Start)
+			if ov > bestOv {
+				best, bestOv = k, ov
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		v, pat := valueOf(d.Kind, below[best].Text, vt)
+		if v == "" {
+			return nil
+		}
+		f.Value, f.How = v, "below"
+		// The rest of the label's line, the lines in between, then the
+		// cells before the value's cell.
+		re := labelRe + `[^\n]*\n`
+		if skipped > 0 {
+			re += fmt.Sprintf(`(?:[^\n]*\n){%d}`, skipped)
+		}
+		re += `[ \t|]*`
+		if best > 0 {
+			re += fmt.Sprintf(`(?:[^\s|][^\n|]*?(?:[ \t]{2,}|[ \t]*\|[ \t]*)){%d}`, best)
+		}
+		f.Regex = capture(d.Kind, re, pat)
+		return f
+	}
+	return nil
+}
+
+var (
+	idValue  = regexp.MustCompile(`^[^\s|]*\d[^\s|]*`)
+	curValue = regexp.MustCompile(`^(?:[A-Z]{3}\b|[€$£])`)
+)
+
+// isoCurrencies are codes a currency field may hold.
+var symbols = map[string]string{"€": "EUR", "$": "USD", "£": "GBP"}
+
+// valueOf checks that text starts with a value of the kind and returns the
+// value and its pattern; "" when it does not.
+func valueOf(k kind, text string, vt valueTypes) (string, string) {
+	text = strings.TrimSpace(text)
+	switch k {
+	case kindID:
+		v := idValue.FindString(text)
+		if v == "" || len([]rune(v)) > 35 {
+			return "", ""
+		}
+		return v, `[^\s|]*\d[^\s|]*`
+	case kindDate:
+		if m := regexp.MustCompile(`^(?:` + vt.dc.dateRe() + `)`).FindString(text); m != "" && vt.dc.Sep != "" {
+			return m, vt.dc.dateRe()
+		}
+		if m := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`).FindString(text); m != "" {
+			return m, `\d{4}-\d{2}-\d{2}`
+		}
+		if m := regexp.MustCompile(`^` + textDateRe).FindString(text); m != "" {
+			return m, textDateRe
+		}
+	case kindCurrency:
+		if v := curValue.FindString(text); v != "" {
+			return v, `[A-Z]{3}|[€$£]`
+		}
+	case kindText, kindName:
+		if hasLetter(text) {
+			return text, textPat
+		}
+	}
+	return "", ""
+}
+
+// textPat is a text value: one cell, up to two blanks, a bar or the end of
+// the line (the capture() suffix).
+const textPat = `[^\s|](?:[^\n|]*?[^\s|])??`
+
+// capture appends the value's group to the pattern before it; text values
+// end where their cell ends.
+func capture(k kind, before, pat string) string {
+	if k == kindName || k == kindText {
+		return `(?m)` + before + `(` + pat + `)(?:[ \t]{2,}|[ \t]*\||[ \t]*$)`
+	}
+	return before + `(` + pat + `)`
+}
