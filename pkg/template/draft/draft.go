@@ -329,6 +329,23 @@ func (b *builder) findKeywords() {
 	if len(b.kw) < 2 && b.table != nil {
 		add(strings.Join(strings.Fields(strings.ReplaceAll(b.table.Header, "|", " ")), " "), "item table header")
 	}
+	for _, f := range b.fields {
+		if len(b.kw) >= 2 {
+			break
+		}
+		add(f.Label, "label of "+f.Name)
+	}
+	if len(b.kw) == 0 {
+		// Last resort: the first text of the first sample, as printed.
+		for _, l := range b.lines[0] {
+			if !blank(l) {
+				c := cells(l)[0]
+				b.kw = append(b.kw, wordStart(c.Text)+literal(c.Text)+wordEnd(c.Text))
+				b.kwWhy = append(b.kwWhy, fmt.Sprintf("%q (first text of the page; the samples share no label — replace it)", c.Text))
+				break
+			}
+		}
+	}
 	if b.issuer == "" && len(b.kwWhy) > 0 {
 		b.issuer = strings.Trim(strings.SplitN(b.kwWhy[0], " (", 2)[0], `"`)
 	}
@@ -378,7 +395,11 @@ func (b *builder) yaml() []byte {
 	for _, k := range b.kw {
 		fmt.Fprintf(&w, "  - %s\n", yamlQuote(k))
 	}
-	w.WriteString("fields:\n")
+	if len(b.fields) == 0 && b.table == nil {
+		w.WriteString("fields: {}\n")
+	} else {
+		w.WriteString("fields:\n")
+	}
 	for _, f := range b.fields {
 		fmt.Fprintf(&w, "  %s:\n    parser: regex\n    regex: %s\n", f.Name, yamlQuote(f.Regex))
 		if f.Type != "" {

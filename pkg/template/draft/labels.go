@@ -27,7 +27,7 @@ type fieldDef struct {
 
 var fieldDefs = []fieldDef{
 	{Name: "order_id", Kind: kindID, Labels: []string{
-		"Purchase Order Number", "Purchase Order No.", "Purchase Order No", "Purchase Order #", "Purchase Order Nr.",
+		"Purchase Order Number", "Purchase Order ID", "Purchase Order", "Purchase Order No.", "Purchase Order No", "Purchase Order #", "Purchase Order Nr.",
 		"PO Number", "PO No.", "PO No", "PO #", "PO Nr.", "P.O. Number", "P.O. No.", "P.O. #", "PO-Nr.",
 		"Order Number", "Order No.", "Order No", "Order #", "Order Nr.", "Order ID", "Order Ref.",
 		"Bestellnummer", "Bestell-Nr.", "Bestell-Nr", "Bestellnr.", "Bestellung Nr.", "Bestellung Nr", "Bestellung Nummer",
@@ -153,7 +153,7 @@ var columnTerms = map[role][]string{
 	roleDate: {"Delivery Date", "Delivery", "Req. Date", "Date", "Due Date", "Ship Date", "Liefertermin", "Lieferdatum", "Termin",
 		"Livraison", "Date de livraison", "Date livr.", "Leverdatum", "Levering", "Entrega", "Consegna"},
 	roleTax: {"VAT", "VAT %", "Tax", "Tax %", "MwSt", "MwSt.", "MwSt %", "USt", "USt.", "TVA", "TVA %", "BTW", "BTW %", "IVA"},
-	roleEAN:  {"EAN", "GTIN", "EAN/GTIN", "UPC"},
+	roleEAN: {"EAN", "GTIN", "EAN/GTIN", "UPC"},
 }
 
 // termIndex maps a folded header term to its role; maxTermWords is the

@@ -107,26 +107,25 @@ func literal(s string) string {
 	return b.String()
 }
 
-// wordStart prefixes \b when the text starts with a letter or digit, so a
-// label "TOTAL" does not match inside "SUBTOTAL".
+// wordStart prefixes \b when the text starts with an ASCII letter or digit,
+// so a label "TOTAL" does not match inside "SUBTOTAL". (\b is ASCII in RE2;
+// before "É" it would never match.)
 func wordStart(s string) string {
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return `\b`
-		}
-		break
-	}
-	return ""
-}
-
-// wordEnd suffixes \b when the text ends with a letter or digit.
-func wordEnd(s string) string {
-	rs := []rune(s)
-	if len(rs) > 0 && (unicode.IsLetter(rs[len(rs)-1]) || unicode.IsDigit(rs[len(rs)-1])) {
+	if s != "" && asciiWord(rune(s[0])) {
 		return `\b`
 	}
 	return ""
 }
+
+// wordEnd suffixes \b when the text ends with an ASCII letter or digit.
+func wordEnd(s string) string {
+	if s != "" && asciiWord(rune(s[len(s)-1])) {
+		return `\b`
+	}
+	return ""
+}
+
+func asciiWord(r rune) bool { return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
 
 func hasLetter(s string) bool {
 	for _, r := range s {
