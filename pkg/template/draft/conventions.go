@@ -242,8 +242,6 @@ func (dc dateConv) dateRe() string {
 // May 7, 2024.
 const textDateRe = `(?:\d{1,2}\.?[ \t]+[^\W\d_]{3,}\.?[ \t]+\d{4}|[^\W\d_]{3,}\.?[ \t]+\d{1,2},?[ \t]+\d{4})`
 
-var textDate = regexp.MustCompile(`^` + textDateRe + `$`)
-
 func maxKey(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

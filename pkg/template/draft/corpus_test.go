@@ -265,3 +265,20 @@ func TestDraftSyntheticBuyers(t *testing.T) {
 	require.GreaterOrEqual(t, fields, 6*docs-2)
 	require.GreaterOrEqual(t, tables, docs-1)
 }
+
+// BenchmarkDraft measures one draft from one sample (the budget is
+// under a second per sample): the 70-item, three-page synthetic order and a
+// Contoso order.
+func BenchmarkDraft(b *testing.B) {
+	root := filepath.Join(templatetest.SharedDir(b), "corpus")
+	for _, f := range []string{"synthetic/greatlakes-3.pdf", "orders/contoso-po-Fabrikam-Adel.pdf"} {
+		s := draft.Sample{Name: filepath.Base(f), Text: templatetest.PDFText(b, filepath.Join(root, f))}
+		b.Run(s.Name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := draft.Build(b.Context(), []draft.Sample{s}, draft.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

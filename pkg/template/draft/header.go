@@ -3,6 +3,7 @@ package draft
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -45,12 +46,9 @@ func labelInside(line string) (*fieldDef, string, int) {
 		if i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) {
 			continue
 		}
-		for _, lr := range allLabels {
-			if lr.Def.Kind != kindAmount {
-				continue
-			}
-			l := []rune(fold(lr.Label))
-			if i+len(l) > len(rs) || string(fl[i:i+len(l)]) != string(l) {
+		for _, lr := range amountLabels {
+			l := lr.folded
+			if i+len(l) > len(rs) || !slices.Equal(fl[i:i+len(l)], l) {
 				continue
 			}
 			if e := i + len(l); e < len(rs) && (unicode.IsLetter(rs[e]) || unicode.IsDigit(rs[e])) &&
@@ -62,6 +60,23 @@ func labelInside(line string) (*fieldDef, string, int) {
 	}
 	return nil, "", 0
 }
+
+// foldedLabel is a label with its folded runes, for scanning lines.
+type foldedLabel struct {
+	labelRef
+	folded []rune
+}
+
+// amountLabels are the totals' labels, folded, longest first.
+var amountLabels = func() []foldedLabel {
+	var out []foldedLabel
+	for _, lr := range allLabels {
+		if lr.Def.Kind == kindAmount {
+			out = append(out, foldedLabel{lr, []rune(fold(lr.Label))})
+		}
+	}
+	return out
+}()
 
 // found is a header field found in one sample.
 type found struct {

@@ -60,7 +60,6 @@ func splitWords(s string) []string { return strings.Fields(s) }
 func parseHeader(line string) []column {
 	toks := tokens(line)
 	var cols []column
-	var unknown []int // indices into cols with role other
 	known := map[role]bool{}
 	for i := 0; i < len(toks); {
 		matched := 0
@@ -89,7 +88,6 @@ func parseHeader(line string) []column {
 		}
 		if matched == 0 {
 			cols = append(cols, column{Role: roleOther, Text: toks[i].Text, Start: toks[i].Start, End: toks[i].End})
-			unknown = append(unknown, len(cols)-1)
 			matched = 1
 		}
 		i += matched
