@@ -203,6 +203,8 @@ func detectDates(texts []string, nc numberConv, dollar bool) dateConv {
 	case monthFirst > 0:
 		first = false
 		dc.Why = fmt.Sprintf("month first: %s cannot be day first (%d such dates)", monthEx, monthFirst)
+	case dc.Sep == ".":
+		dc.Why = "every date is ambiguous (day and month ≤ 12); day first: dates with dots are written day first"
 	case dc.Sep == "/" && nc.Decimal == "." && dollar:
 		first = false
 		dc.Why = "every date is ambiguous (day and month ≤ 12); month first assumed: '/' dates with a decimal point and dollar amounts are US dates — check this"
