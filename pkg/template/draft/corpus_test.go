@@ -221,9 +221,18 @@ func requireContoso(t *testing.T, file string, o *order.Order) {
 	t.Fatalf("no expected values for %s", file)
 }
 
+// contosoSuppliers are the vendor blocks printed on the Contoso orders.
+var contosoSuppliers = map[string]order.Address{
+	"Adatum":    {Name: "Adatum Corporation", Name2: "Pradeep Gupta", Street: "3333 Bristol Street South Coast", City: "Costa Mesa", State: "CA", Zip: "92626", Phone: "1 (513) 555-9100"},
+	"Fabrikam":  {Name: "Fabrikam, Inc.", Name2: "Jordan Miller", Street: "10900 Stonelake Blvd", City: "Austin", State: "TX", Zip: "78759", Phone: "1 (512) 555-5300"},
+	"Relecloud": {Name: "Relecloud", Name2: "Enrico Cattaneo", Street: "7595 Technology Way #400", City: "Denver", State: "CO", Zip: "80237", Phone: "1 (720) 555-1700"},
+	"VanArsdel": {Name: "VanArsdel, Ltd.", Name2: "Jordan Miller", Street: "7875 Montgomery Rd Kenwood", City: "Cincinnati", State: "OH", Zip: "45236", Phone: "1 (513) 555-9630"},
+}
+
 // TestDraftContosoReadsTheOtherOrders drafts from one Contoso order and reads
 // the other seven (other suppliers, ship-to parties, item counts, an
-// ambiguous date 8/1/2019, prices without decimals).
+// ambiguous date 8/1/2019, prices without decimals), including the vendor's
+// address block.
 func TestDraftContosoReadsTheOtherOrders(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(templatetest.SharedDir(t), "corpus", "orders")
@@ -234,6 +243,9 @@ func TestDraftContosoReadsTheOtherOrders(t *testing.T) {
 			o, out := readWith(t, d, sample(t, filepath.Join(dir, w.file)))
 			require.Equal(t, template.OutcomeSuccess, out.Status, out.Detail)
 			requireContoso(t, w.file, o)
+			supplier := contosoSuppliers[strings.Split(w.file, "-")[2]]
+			p, _ := o.Party(order.RoleSupplier)
+			require.Equal(t, supplier, p.Address)
 		})
 	}
 }

@@ -194,8 +194,20 @@ func (b *builder) tableLines(k int) func(int) bool {
 }
 
 // fieldOrder is the order fields are written in.
-var fieldOrder = []string{"order_id", "date", "delivery_date", "currency", "buyer_order_id", "payment_terms",
-	"buyer_name", "supplier_name", "delivery_name", "total_net", "total_tax", "total_gross"}
+var fieldOrder = func() []string {
+	out := []string{"order_id", "date", "delivery_date", "currency", "buyer_order_id", "payment_terms"}
+	for _, p := range []string{"buyer", "supplier", "delivery"} {
+		for _, s := range []string{"name", "name2", "street", "zip", "city", "state", "country", "country_code", "phone", "email"} {
+			out = append(out, p+"_"+s)
+		}
+	}
+	return append(out, "total_net", "total_tax", "total_gross")
+}()
+
+// reported are the fields the report lists even when missing; address
+// pieces are listed only when found.
+var reported = map[string]bool{"order_id": true, "date": true, "delivery_date": true, "currency": true, "buyer_order_id": true,
+	"payment_terms": true, "buyer_name": true, "supplier_name": true, "delivery_name": true, "total_net": true, "total_tax": true, "total_gross": true}
 
 func (b *builder) findFields() {
 	per := make([]map[string]*found, len(b.samples))
@@ -273,6 +285,9 @@ func (b *builder) findCurrency() {
 func (b *builder) findKeywords() {
 	values := map[string]bool{}
 	for _, f := range b.fields {
+		if strings.HasPrefix(f.Name, "buyer_") || strings.HasPrefix(f.Name, "delivery_") {
+			continue // the buyer's own name and addresses are part of its layout
+		}
 		for _, v := range f.Values {
 			values[fold(v)] = true
 		}
@@ -555,7 +570,7 @@ func (b *builder) report(d *Draft) []string {
 	for _, n := range fieldOrder {
 		if f := byName[n]; f != nil {
 			add("  %-15s found   label %q, value %s: %s", n, f.Label, f.How, strings.Join(quoteAll(f.Values), ", "))
-		} else {
+		} else if reported[n] || strings.Contains(b.notes[n], "dropped") {
 			add("  %-15s missing (%s)", n, b.notes[n])
 		}
 	}

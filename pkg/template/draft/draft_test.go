@@ -48,6 +48,13 @@ Industriestraße 4, 70565 Stuttgart
 Bestell-Nr.         Datum          Liefertermin       Währung
 B-778812            12.03.2024     02.04.2024         EUR
 
+Lieferant                                Lieferanschrift
+Schrauben Schmidt KG                     Müller Maschinenbau GmbH
+Einkauf Süd                              Tor 3
+Hafenweg 12                              Industriestraße 4
+28197 Bremen                             70565 Stuttgart
+Tel. +49 421 555 0100
+
 Pos  Menge  ME    Artikel      Bezeichnung                         Einzelpreis   Gesamtpreis
 1      100  Stk   4711-A       Sechskantschraube M10                      1,25        125,00
 2    1.000  Stk   4712-B       Mutter M10 verzinkt                        1,10      1.100,00
@@ -122,8 +129,10 @@ func TestDraftUSLayout(t *testing.T) {
 	require.Equal(t, order.Date{Year: 2024, Month: 3, Day: 4}, o.IssueDate, "03/04/2024 with dollar amounts is a US date")
 	require.Equal(t, "USD", o.Currency)
 	require.Equal(t, "Net 30", o.PaymentTerms)
-	require.Equal(t, "Bolt & Nut Supply Co.", party(o, order.RoleSupplier).Address.Name)
-	require.Equal(t, "ACME Plant 2", party(o, order.RoleDelivery).Address.Name)
+	require.Equal(t, order.Address{Name: "Bolt & Nut Supply Co.", Street: "55 Industrial Rd", City: "Peoria", State: "IL", Zip: "61602"},
+		party(o, order.RoleSupplier).Address)
+	require.Equal(t, order.Address{Name: "ACME Plant 2", Street: "800 River Rd", City: "Springfield", State: "IL", Zip: "62702"},
+		party(o, order.RoleDelivery).Address)
 	require.Equal(t, order.Totals{NetAmount: "1425.00", TaxAmount: "114.00", GrossAmount: "1539.00"}, o.Totals)
 	require.Equal(t, []item{
 		{"A-1001", "Hex bolt M8 x 40 zinc plated", "1200", "EA", "0.12", "144.00"},
@@ -157,6 +166,10 @@ func TestDraftGermanLayoutValuesBelowLabels(t *testing.T) {
 	require.Equal(t, order.Date{Year: 2024, Month: 4, Day: 2}, o.DeliveryDate)
 	require.Equal(t, "EUR", o.Currency)
 	require.Equal(t, "30 Tage netto", o.PaymentTerms)
+	require.Equal(t, order.Address{Name: "Schrauben Schmidt KG", Name2: "Einkauf Süd", Street: "Hafenweg 12", Zip: "28197", City: "Bremen",
+		Phone: "+49 421 555 0100"}, party(o, order.RoleSupplier).Address)
+	require.Equal(t, order.Address{Name: "Müller Maschinenbau GmbH", Name2: "Tor 3", Street: "Industriestraße 4", Zip: "70565", City: "Stuttgart"},
+		party(o, order.RoleDelivery).Address)
 	require.Equal(t, order.Totals{NetAmount: "1225.00", TaxAmount: "232.75", GrossAmount: "1457.75"}, o.Totals)
 	require.Equal(t, []item{
 		{"4711-A", "Sechskantschraube M10", "100", "Stk", "1.25", "125.00"},

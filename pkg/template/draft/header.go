@@ -86,6 +86,7 @@ type found struct {
 	Regex string
 	How   string // "same line", "next cell", "below"
 	Line  int
+	Extra []*found // a party's address pieces under its name
 }
 
 // amountTail matches what may stand between a total's label and its amount
@@ -120,6 +121,9 @@ func findHeader(lines []string, skip func(int) bool, vt valueTypes) map[string]*
 			}
 			if f := findValue(lines, i, cs, ci, d, lbl, vt); f != nil {
 				out[d.Name] = f
+				for _, e := range f.Extra {
+					out[e.Name] = e
+				}
 			}
 		}
 	}
@@ -192,6 +196,9 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 			re += fmt.Sprintf(`(?:[^\s|][^\n|]*?(?:[ \t]{2,}|[ \t]*\|[ \t]*)){%d}`, best)
 		}
 		f.Regex = capture(d.Kind, re, pat)
+		if d.Kind == kindName {
+			f.Extra = partyAddress(lines, d.Name, lbl, labelRe, i, j, below[best])
+		}
 		return f
 	}
 	return nil
