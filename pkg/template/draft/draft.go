@@ -155,7 +155,11 @@ func Build(ctx context.Context, samples []Sample, opts Options) (*Draft, error) 
 	return d, nil
 }
 
-var invoiceWords = regexp.MustCompile(`(?i)\b(?:invoice|rechnung|facture|factuur|credit note|gutschrift|avoir)\b`)
+// invoiceWords finds an invoice or credit note title: the word starting a
+// cell, alone or before a number ("INVOICE", "Rechnung Nr. 12", "FACTUUR.",
+// "Facture n°5"), not in running text ("send your invoice to", "Invoice
+// address"), so that a buyer's remark never rejects its order.
+var invoiceWords = regexp.MustCompile(`(?im)(?:^|[ \t]{2,})[ \t]*(?:invoice|rechnung|facture|factuur|credit note|gutschrift|avoir)\b[.:]?[ \t]*(?:$|[ \t]{2}|(?:no\.?|nr\.?|n[°º]|number|#)|[\w/-]*\d)`)
 
 func (b *builder) findTables() {
 	for _, ls := range b.lines {
@@ -450,7 +454,7 @@ func (b *builder) yaml() []byte {
 	w.WriteString("docintake:\n")
 	fmt.Fprintf(&w, "  name: %s\n  party_ids: [%s]\n  document_type: order\n", yamlQuote(b.name), yamlQuote(b.party))
 	if b.rule {
-		w.WriteString("  rules:\n    # None of the samples says invoice or credit note: such documents are not orders.\n")
+		w.WriteString("  rules:\n    # No sample is titled invoice or credit note: such documents are not orders.\n")
 		fmt.Fprintf(&w, "    - match: %s\n      action: reject\n      reason: not_an_order\n", yamlQuote(invoiceWords.String()))
 	}
 	return []byte(w.String())
@@ -589,6 +593,14 @@ func (b *builder) report(d *Draft) []string {
 			add("  wrapped descriptions: none seen")
 		}
 		add("  table ends at %s", t.EndWhy)
+		for _, i := range t.unread(b.lines[0], b.vt) {
+			add("  NOT READ: line %d %q looks like a row but does not fit the row pattern (an empty cell?)", i+1, strings.TrimSpace(b.lines[0][i]))
+		}
+		if bad, n := t.arithmetic(b.nc); bad > 0 {
+			add("  CHECK: on %d of %d rows the line amount is not quantity × price ÷ price basis (a discount or price unit column the draft did not recognise?)", bad, n)
+		} else if n > 0 {
+			add("  line amounts = quantity × price ÷ price basis on all %d rows", n)
+		}
 	}
 	add("numbers: decimal separator %q — %s", b.nc.Decimal, b.nc.Why)
 	if b.dc.Format != "" {

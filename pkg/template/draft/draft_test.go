@@ -230,11 +230,14 @@ func TestDraftRejectsOtherLayouts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, template.OutcomeRejected, out.Status)
 
-	res, err = d.Template.Extract(t.Context(), strings.Replace(deOrder, "Bestellung", "Bestellung Rechnung", 1), nil)
+	res, err = d.Template.Extract(t.Context(), strings.Replace(deOrder, "Bestellung", "Bestellung   Rechnung Nr. 77", 1), nil)
 	require.NoError(t, err)
 	_, out, err = d.Template.Order(t.Context(), res, nil, "", nil)
 	require.NoError(t, err)
 	require.Equal(t, template.OutcomeRejected, out.Status, "an invoice is not an order")
+
+	// A remark about invoices in an order does not reject it.
+	read(t, d, deOrder+"Bitte geben Sie unsere Bestellnummer auf der Rechnung an.\nRechnungsadresse: wie oben\n")
 }
 
 func TestDraftNoSample(t *testing.T) {
@@ -268,4 +271,26 @@ func sources(rs []*template.Regex) []string {
 func party(o *order.Order, r order.Role) order.Party {
 	p, _ := o.Party(r)
 	return p
+}
+
+// What the draft cannot read is in the report: a row with an empty cell
+// (no unit) and line amounts that are not quantity × price (a discount
+// column it does not know).
+func TestDraftReportsWhatItCannotRead(t *testing.T) {
+	t.Parallel()
+	text := `Acme Handel GmbH                                Bestellung
+                                                Bestellnummer: 4711
+Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
+1       10  Stk   Schraube M8                    1,00       10       9,00
+2        5        Mutter M8                      2,00        0      10,00
+3        4  Stk   Scheibe 8,4                    1,50        0       6,00
+                                                 Gesamtbetrag       25,00
+`
+	d := build(t, text)
+	r := report(t, d)
+	require.Contains(t, r, `NOT READ: line 5 "2        5        Mutter M8                      2,00        0      10,00"`)
+	require.Contains(t, r, "CHECK: on 1 of 2 rows the line amount is not quantity × price ÷ price basis")
+	require.Contains(t, r, `column "Rabatt" → (not kept)`)
+	o := read(t, d, text)
+	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}}, items(o))
 }

@@ -2,9 +2,12 @@ package draft
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/docintake/docintake/pkg/template"
 )
 
 // column is one column of an item table header.
@@ -199,6 +202,12 @@ func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, b
 		if i >= len(toks) || !vt.fits(c.Role, toks[i].Text) {
 			return rp, false
 		}
+		// A value left of the description starts before the next
+		// column's header: with an empty cell the next value would
+		// shift into this column.
+		if toks[i].Start >= cols[ci+1].Start-1 {
+			return rp, false
+		}
 		rp.Parts[ci] = []part{{c.Role, toks[i].Text}}
 		i++
 	}
@@ -214,6 +223,11 @@ func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, b
 			return rp, false
 		}
 		t := toks[j-1].Text
+		// A value right of the description ends after the previous
+		// column's header (the mirror of the check on the left).
+		if ci > 0 && ci-1 != desc && toks[j-1].End <= cols[ci-1].End+1 {
+			return rp, false
+		}
 		switch {
 		case vt.fits(c.Role, t):
 			if c.Role == roleTax && t == "%" && j-2 >= i {
@@ -286,12 +300,17 @@ func findTable(lines []string, vt valueTypes) *table {
 		}
 		t := &table{HeaderLine: h, Header: l, Columns: cols, Desc: desc, StopLine: -1}
 		sigs := map[string]int{}
+		cur := cols // the header of the current page (positions differ per page)
 		for i := h + 1; i < len(lines); i++ {
 			if stopsTable(lines[i]) {
 				t.StopLine = i
 				break
 			}
-			if rp, ok := vt.parseRow(cols, desc, lines[i]); ok {
+			if again := parseHeader(lines[i]); len(again) == len(cols) {
+				cur = again
+				continue
+			}
+			if rp, ok := vt.parseRow(cur, desc, lines[i]); ok {
 				t.Rows = append(t.Rows, i)
 				t.Parsed = append(t.Parsed, rp)
 				sigs[signature(rp)]++
@@ -393,7 +412,13 @@ func (vt valueTypes) patternFor(r role, values []string) string {
 	case roleQty, rolePrice, roleAmount, roleBasis:
 		return vt.nc.numberRe()
 	case roleUnit:
-		return `[^\W\d_]\S*`
+		// Units are short words; a bound keeps a description word from
+		// passing for a unit when a row's unit cell is empty.
+		n := 0
+		for _, v := range values {
+			n = max(n, len([]rune(v)))
+		}
+		return fmt.Sprintf(`[^\W\d_]\S{0,%d}`, min(n, 8))
 	case roleDate:
 		return vt.dc.dateRe()
 	case roleTax:
@@ -528,4 +553,79 @@ func (t *table) describe() []string {
 		out = append(out, fmt.Sprintf("%q → %s%s", c.Text, strings.Join(roles, " + "), typ))
 	}
 	return out
+}
+
+// unread lists lines inside the table that look like item rows (two or more
+// numbers) but fit neither the row nor the continuation pattern: rows with
+// an empty cell or another shape, which the draft would miss.
+func (t *table) unread(lines []string, vt valueTypes) []int {
+	known := map[int]bool{}
+	for _, r := range t.Rows {
+		known[r] = true
+	}
+	for _, c := range t.Cont {
+		known[c] = true
+	}
+	end := len(lines)
+	if t.StopLine >= 0 {
+		end = t.StopLine
+	}
+	numeric := 0
+	for _, c := range t.Columns {
+		switch c.Role {
+		case roleQty, rolePrice, roleAmount, roleBasis:
+			numeric++
+		}
+	}
+	var out []int
+	for i := t.HeaderLine + 1; i < end; i++ {
+		if known[i] {
+			continue
+		}
+		n := 0
+		toks := vt.rowTokens(lines[i])
+		for _, tk := range toks {
+			if vt.num.MatchString(tk.Text) {
+				n++
+			}
+		}
+		// Rows end in a number (the amount, a price or a quantity); text
+		// lines with numbers in them (an address) do not.
+		if n >= max(2, numeric-1) && vt.num.MatchString(toks[len(toks)-1].Text) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// arithmetic counts the rows whose line amount is not quantity × price ÷
+// price basis (to the cent): a discount or a price unit column the draft did
+// not recognise, which docintake's arithmetic checks would reject.
+func (t *table) arithmetic(nc numberConv) (bad, checked int) {
+	for _, rp := range t.Parsed {
+		v := map[role]float64{roleBasis: 1}
+		for _, ps := range rp.Parts {
+			for _, p := range ps {
+				switch p.Role {
+				case roleQty, rolePrice, roleAmount, roleBasis:
+					f, err := template.ParseNumber(p.Text, nc.Decimal)
+					if err != nil {
+						return bad, checked
+					}
+					v[p.Role] = f.F
+				}
+			}
+		}
+		q, okQ := v[roleQty]
+		p, okP := v[rolePrice]
+		a, okA := v[roleAmount]
+		if !okQ || !okP || !okA || v[roleBasis] == 0 {
+			continue
+		}
+		checked++
+		if math.Abs(q*p/v[roleBasis]-a) > 0.011 {
+			bad++
+		}
+	}
+	return bad, checked
 }
