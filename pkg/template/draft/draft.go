@@ -68,6 +68,9 @@ var ErrNoSample = errors.New("draft: no sample text")
 // field is a header field of the draft.
 type field struct {
 	Name, Label, How, Regex, Type string
+	// Group reduces several matches to one (a total repeated per page
+	// with different values: the last is the document's).
+	Group string
 	Values                        []string // per sample, as printed
 }
 
@@ -424,6 +427,9 @@ func (b *builder) yaml() []byte {
 		if f.Type != "" {
 			fmt.Fprintf(&w, "    type: %s\n", f.Type)
 		}
+		if f.Group != "" {
+			fmt.Fprintf(&w, "    group: %s\n", f.Group)
+		}
 	}
 	if t := b.table; t != nil {
 		w.WriteString("  lines:\n    parser: lines\n")
@@ -474,6 +480,7 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 	}
 	d := &Draft{Name: b.name, YAML: y, Template: tpl}
 	bad := map[string]string{}
+	regroup := map[string]string{}
 	for k, s := range b.samples {
 		res, err := tpl.Extract(ctx, s.Text, nil)
 		if err != nil {
@@ -485,6 +492,19 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 				bad[f.Name] = fmt.Sprintf("its regex finds nothing in %s", s.Name)
 				continue
 			}
+			if list, isList := v.([]any); isList && f.Group == "" {
+				// Several values (a label repeated with different
+				// values, e.g. per page): totals take the last, other
+				// fields the first, if that is the value drafted from.
+				g, pick := "first", list[0]
+				if strings.HasPrefix(f.Name, "total_") {
+					g, pick = "last", list[len(list)-1]
+				}
+				if b.same(f, pick, f.Values[k]) {
+					regroup[f.Name] = g
+					continue
+				}
+			}
 			if !b.same(f, v, f.Values[k]) {
 				bad[f.Name] = fmt.Sprintf("its regex reads %v instead of %q in %s", v, f.Values[k], s.Name)
 			}
@@ -494,7 +514,7 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 		if err != nil {
 			oc.Status, oc.Detail = template.OutcomeRejected, err.Error()
 			for _, f := range b.fields {
-				if strings.Contains(err.Error(), "field "+f.Name+":") {
+				if regroup[f.Name] == "" && strings.Contains(err.Error(), "field "+f.Name+":") {
 					bad[f.Name] = err.Error()
 				}
 			}
@@ -506,11 +526,15 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 		}
 		d.Outcomes = append(d.Outcomes, oc)
 	}
-	if len(bad) == 0 {
+	if len(bad) == 0 && len(regroup) == 0 {
 		return d, false, nil
 	}
 	var kept []*field
 	for _, f := range b.fields {
+		if g, ok := regroup[f.Name]; ok && bad[f.Name] == "" {
+			f.Group = g
+			f.How += ", " + g + " of several"
+		}
 		if why, ok := bad[f.Name]; ok {
 			b.notes[f.Name] = fmt.Sprintf("label %q found but dropped: %s", f.Label, why)
 			continue

@@ -294,3 +294,26 @@ Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
 	o := read(t, d, text)
 	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}}, items(o))
 }
+
+// A total printed on every page with a running value: the last one is the
+// order's; the draft says so with group: last.
+func TestDraftTotalsRepeatedPerPage(t *testing.T) {
+	t.Parallel()
+	text := `Acme Handel GmbH                                Bestellung
+Bestellnummer: 4711
+Pos  Menge  ME    Bezeichnung                   Preis      Betrag
+1       10  Stk   Schraube M8                    1,00       10,00
+                                                 Summe      10,00
+` + "\f" + `Acme Handel GmbH                                Bestellung
+Bestellnummer: 4711
+Pos  Menge  ME    Bezeichnung                   Preis      Betrag
+2        4  Stk   Scheibe 8,4                    1,50        6,00
+                                                 Summe      16,00
+`
+	d := build(t, text)
+	require.Contains(t, string(d.YAML), "group: last")
+	o := read(t, d, text)
+	require.Equal(t, "16.00", o.Totals.GrossAmount)
+	require.Equal(t, "4711", o.ID)
+	require.Len(t, o.Items, 2)
+}

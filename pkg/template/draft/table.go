@@ -303,8 +303,21 @@ func findTable(lines []string, vt valueTypes) *table {
 		cur := cols // the header of the current page (positions differ per page)
 		for i := h + 1; i < len(lines); i++ {
 			if stopsTable(lines[i]) {
-				t.StopLine = i
-				break
+				// A subtotal per page: the table goes on where its
+				// header is printed again.
+				next := -1
+				for k := i + 1; k < len(lines); k++ {
+					if len(parseHeader(lines[k])) == len(cols) {
+						next = k
+						break
+					}
+				}
+				if next < 0 {
+					t.StopLine = i
+					break
+				}
+				i = next - 1
+				continue
 			}
 			if again := parseHeader(lines[i]); len(again) == len(cols) {
 				cur = again
@@ -528,7 +541,7 @@ func (t *table) endRe(lines []string) {
 		}
 	}
 	t.EndRe = `\Z`
-	t.EndWhy = "the end of the text (nothing follows the rows)"
+	t.EndWhy = "the end of the text (nothing after the rows is printed only there)"
 }
 
 // describe lists the columns for the report.
