@@ -70,8 +70,8 @@ type field struct {
 	Name, Label, How, Regex, Type string
 	// Group reduces several matches to one (a total repeated per page
 	// with different values: the last is the document's).
-	Group string
-	Values                        []string // per sample, as printed
+	Group  string
+	Values []string // per sample, as printed
 }
 
 type builder struct {
