@@ -317,3 +317,23 @@ Pos  Menge  ME    Bezeichnung                   Preis      Betrag
 	require.Equal(t, "4711", o.ID)
 	require.Len(t, o.Items, 2)
 }
+
+// Prices printed with a currency sign or code in the cells.
+func TestDraftCurrencyInCells(t *testing.T) {
+	t.Parallel()
+	text := `Globex Corporation                                  PURCHASE ORDER
+PO Number: 88-1200
+Date: 2024-06-30
+
+Item      Description                 Qty      Unit Price        Amount
+G-1       Widget, large                 3        $ 12.50        $ 37.50
+G-2       Widget, small                10         $ 2.00        $ 20.00
+                                                  Total          $57.50
+`
+	d := build(t, text)
+	o := read(t, d, text)
+	require.Equal(t, order.Date{Year: 2024, Month: 6, Day: 30}, o.IssueDate)
+	require.Equal(t, []item{{"G-1", "Widget, large", "3", "", "12.50", "37.50"}, {"G-2", "Widget, small", "10", "", "2.00", "20.00"}}, items(o))
+	require.Equal(t, "57.50", o.Totals.GrossAmount)
+	require.Equal(t, "USD", o.Currency)
+}

@@ -33,6 +33,7 @@ type rowParse struct {
 	// column after its last; RightStart the column of the first value right
 	// of the description.
 	DescStart, DescEnd, RightStart int
+	Currency                       bool // currency signs or codes next to its numbers
 }
 
 // table is a detected item table.
@@ -164,26 +165,39 @@ func (vt valueTypes) fits(r role, s string) bool {
 	return true
 }
 
+var (
+	groupHead = regexp.MustCompile(`^-?\d{1,3}(?: \d{3})*$`)
+	curToken  = regexp.MustCompile(`^(?:[$€£]|EUR|USD|CHF|GBP)$`)
+	curAffix  = regexp.MustCompile(`^[$€£]|[$€£]$`)
+)
+
 // rowTokens are a line's tokens with space-grouped numbers ("2 400",
-// "1 332,00") joined when the buyer groups thousands with spaces.
-func (vt valueTypes) rowTokens(line string) []token {
+// "1 332,00") joined when the buyer groups thousands with spaces, and
+// currency signs or codes next to numbers ("$ 62.00", "12,00 €") left out;
+// cur reports that there were such.
+func (vt valueTypes) rowTokens(line string) (out []token, cur bool) {
 	toks := tokens(line)
-	if vt.nc.Group != " " {
-		return toks
+	var tail *regexp.Regexp
+	if vt.nc.Group == " " {
+		tail = regexp.MustCompile(`^\d{3}(?:` + regexp.QuoteMeta(vt.nc.Decimal) + `\d+)?$`)
 	}
-	head := regexp.MustCompile(`^-?\d{1,3}$`)
-	tail := regexp.MustCompile(`^\d{3}(?:` + regexp.QuoteMeta(vt.nc.Decimal) + `\d+)?$`)
-	var out []token
-	for _, t := range toks {
-		if n := len(out); n > 0 && t.Start-out[n-1].End == 1 && tail.MatchString(t.Text) &&
-			(head.MatchString(out[n-1].Text) || regexp.MustCompile(`^-?\d{1,3}(?: \d{3})+$`).MatchString(out[n-1].Text)) {
+	for i, t := range toks {
+		if stripped := curAffix.ReplaceAllString(t.Text, ""); stripped != t.Text && vt.num.MatchString(stripped) {
+			t.Text, cur = stripped, true
+		}
+		if curToken.MatchString(t.Text) && (i+1 < len(toks) && vt.num.MatchString(toks[i+1].Text) ||
+			len(out) > 0 && vt.num.MatchString(out[len(out)-1].Text)) {
+			cur = true
+			continue
+		}
+		if n := len(out); tail != nil && n > 0 && t.Start-out[n-1].End == 1 && tail.MatchString(t.Text) && groupHead.MatchString(out[n-1].Text) {
 			out[n-1].Text += " " + t.Text
 			out[n-1].End = t.End
 			continue
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, cur
 }
 
 // parseRow splits a line into the table's columns: columns left of the
@@ -191,8 +205,8 @@ func (vt valueTypes) rowTokens(line string) []token {
 // the right; what remains is the description. A numeric column may carry a
 // unit word after its number ("25 Stk").
 func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, bool) {
-	toks := vt.rowTokens(line)
-	rp := rowParse{Parts: make([][]part, len(cols))}
+	toks, cur := vt.rowTokens(line)
+	rp := rowParse{Parts: make([][]part, len(cols)), Currency: cur}
 	left, right := cols, []column(nil)
 	if desc >= 0 {
 		left, right = cols[:desc], cols[desc+1:]
@@ -462,6 +476,10 @@ func (t *table) build(lines []string, vt valueTypes) {
 		}
 	}
 	shape := t.Parsed[0].Parts
+	currency := false
+	for _, rp := range t.Parsed {
+		currency = currency || rp.Currency
+	}
 	var b strings.Builder
 	b.WriteString(`^[ \t|]*`)
 	t.Types = map[string]string{}
@@ -479,7 +497,11 @@ func (t *table) build(lines []string, vt valueTypes) {
 				b.WriteString(`(?:` + pat + `)`)
 				continue
 			}
-			b.WriteString(`(?P<` + string(p.Role) + `>` + pat + `)`)
+			pre, post := "", ""
+			if currency && (p.Role == rolePrice || p.Role == roleAmount) {
+				pre, post = `(?:(?:[$€£]|EUR|USD|CHF|GBP)[ \t]?)?`, `(?:[ \t]?(?:[$€£]|EUR|USD|CHF|GBP))?`
+			}
+			b.WriteString(pre + `(?P<` + string(p.Role) + `>` + pat + `)` + post)
 			switch p.Role {
 			case roleQty, rolePrice, roleAmount, roleBasis:
 				t.Types[string(p.Role)] = "float"
@@ -596,7 +618,7 @@ func (t *table) unread(lines []string, vt valueTypes) []int {
 			continue
 		}
 		n := 0
-		toks := vt.rowTokens(lines[i])
+		toks, _ := vt.rowTokens(lines[i])
 		for _, tk := range toks {
 			if vt.num.MatchString(tk.Text) {
 				n++
