@@ -193,10 +193,7 @@ func (b *builder) tableLines(k int) func(int) bool {
 	if t == nil {
 		return func(int) bool { return false }
 	}
-	last := t.Rows[len(t.Rows)-1]
-	if len(t.Cont) > 0 {
-		last = max(last, t.Cont[len(t.Cont)-1])
-	}
+	last := t.lastLine()
 	return func(i int) bool { return i >= t.HeaderLine && i <= last }
 }
 
@@ -434,10 +431,19 @@ func (b *builder) yaml() []byte {
 	if t := b.table; t != nil {
 		w.WriteString("  lines:\n    parser: lines\n")
 		fmt.Fprintf(&w, "    start: %s\n    end: %s\n", yamlQuote(t.StartRe), yamlQuote(t.EndRe))
+		rows := yamlQuote(t.LineRe)
+		if len(t.AltRes) > 0 {
+			// The first pattern that matches a line is used: the main
+			// shape first, then rows with an empty cell.
+			rows = "\n      - " + rows
+			for _, a := range t.AltRes {
+				rows += "\n      - " + yamlQuote(a)
+			}
+		}
 		if t.ContRe != "" {
-			fmt.Fprintf(&w, "    first_line: %s\n    line: %s\n", yamlQuote(t.LineRe), yamlQuote(t.ContRe))
+			fmt.Fprintf(&w, "    first_line: %s\n    line: %s\n", rows, yamlQuote(t.ContRe))
 		} else {
-			fmt.Fprintf(&w, "    line: %s\n", yamlQuote(t.LineRe))
+			fmt.Fprintf(&w, "    line: %s\n", rows)
 		}
 		if len(t.Types) > 0 {
 			keys := make([]string, 0, len(t.Types))
@@ -611,6 +617,9 @@ func (b *builder) report(d *Draft) []string {
 			add("    column %s", c)
 		}
 		add("  %d rows in %s", len(t.Rows), b.samples[0].Name)
+		for _, a := range t.Alt {
+			add("  %d rows with an empty %q cell, read by a pattern of their own", len(a.Rows), t.Columns[a.Missing].Text)
+		}
 		if t.ContRe != "" {
 			add("  wrapped descriptions: %d continuation lines in the samples; lines indented %d–%d under a row continue its description", len(t.Cont), t.ContMin, t.ContMax)
 		} else {

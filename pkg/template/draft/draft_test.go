@@ -273,9 +273,9 @@ func party(o *order.Order, r order.Role) order.Party {
 	return p
 }
 
-// What the draft cannot read is in the report: a row with an empty cell
-// (no unit) and line amounts that are not quantity × price (a discount
-// column it does not know).
+// Rows with an empty cell get a pattern of their own; what the draft cannot
+// read is in the report: a row with two empty cells and line amounts that
+// are not quantity × price (a discount column it does not know).
 func TestDraftReportsWhatItCannotRead(t *testing.T) {
 	t.Parallel()
 	text := `Acme Handel GmbH                                Bestellung
@@ -284,15 +284,18 @@ Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
 1       10  Stk   Schraube M8                    1,00       10       9,00
 2        5        Mutter M8                      2,00        0      10,00
 3        4  Stk   Scheibe 8,4                    1,50        0       6,00
-                                                 Gesamtbetrag       25,00
+4        2                                       3,00        0       6,00
+                                                 Gesamtbetrag       31,00
 `
 	d := build(t, text)
 	r := report(t, d)
-	require.Contains(t, r, `NOT READ: line 5 "2        5        Mutter M8                      2,00        0      10,00"`)
+	require.Contains(t, r, `1 rows with an empty "ME" cell, read by a pattern of their own`)
+	require.Contains(t, r, `NOT READ: line 7 "4        2                                       3,00        0       6,00"`)
 	require.Contains(t, r, "CHECK: on 1 of 2 rows the line amount is not quantity × price ÷ price basis")
 	require.Contains(t, r, `column "Rabatt" → (not kept)`)
 	o := read(t, d, text)
-	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}}, items(o))
+	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Mutter M8", "5", "", "2.00", "10.00"},
+		{"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}}, items(o))
 }
 
 // A total printed on every page with a running value: the last one is the

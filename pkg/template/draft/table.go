@@ -3,6 +3,7 @@ package draft
 import (
 	"fmt"
 	"math"
+	"sort"
 	"regexp"
 	"strings"
 	"unicode"
@@ -36,6 +37,13 @@ type rowParse struct {
 	Currency                       bool // currency signs or codes next to its numbers
 }
 
+// altShape is the rows of a table that miss the value of one column.
+type altShape struct {
+	Missing int // index into the table's columns
+	Rows    []int
+	Parsed  []rowParse
+}
+
 // table is a detected item table.
 type table struct {
 	HeaderLine int
@@ -53,6 +61,10 @@ type table struct {
 	EndRe      string
 	EndWhy     string
 	LineRe     string
+	// Alt are rows with one empty cell (no article, no date), read by
+	// their own patterns after the main one.
+	Alt    []altShape
+	AltRes []string
 	ContRe     string
 	Types      map[string]string
 }
@@ -357,9 +369,79 @@ func findTable(lines []string, vt valueTypes) *table {
 			}
 		}
 		t.Rows, t.Parsed = rows, parsed
+		t.findAlt(lines, vt)
 		return t
 	}
 	return nil
+}
+
+// lastLine is the table's last row or wrapped description line.
+func (t *table) lastLine() int {
+	all, _ := t.allRows()
+	last := all[len(all)-1]
+	if len(t.Cont) > 0 {
+		last = max(last, t.Cont[len(t.Cont)-1])
+	}
+	return last
+}
+
+// findAlt reads the lines inside the table that look like rows but do not
+// fit: with one column left out (its cell is empty) they may.
+func (t *table) findAlt(lines []string, vt valueTypes) {
+	known := map[int]bool{}
+	for _, r := range t.Rows {
+		known[r] = true
+	}
+	byMissing := map[int]*altShape{}
+	for _, i := range t.unread(lines, vt) {
+		for k := range t.Columns {
+			if k == t.Desc {
+				continue
+			}
+			cols := append(append([]column(nil), t.Columns[:k]...), t.Columns[k+1:]...)
+			desc := t.Desc
+			if desc > k {
+				desc--
+			}
+			rp, ok := vt.parseRow(cols, desc, lines[i])
+			if !ok {
+				continue
+			}
+			a := byMissing[k]
+			if a == nil {
+				a = &altShape{Missing: k}
+				byMissing[k] = a
+			}
+			a.Rows = append(a.Rows, i)
+			a.Parsed = append(a.Parsed, rp)
+			break
+		}
+	}
+	for k := range t.Columns {
+		if a := byMissing[k]; a != nil {
+			t.Alt = append(t.Alt, *a)
+		}
+	}
+}
+
+// allRows are the rows of every shape, in line order, with their parses.
+func (t *table) allRows() ([]int, []rowParse) {
+	rows := append([]int(nil), t.Rows...)
+	parsed := append([]rowParse(nil), t.Parsed...)
+	for _, a := range t.Alt {
+		rows = append(rows, a.Rows...)
+		parsed = append(parsed, a.Parsed...)
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return rows[idx[a]] < rows[idx[b]] })
+	r2, p2 := make([]int, len(rows)), make([]rowParse, len(rows))
+	for i, j := range idx {
+		r2[i], p2[i] = rows[j], parsed[j]
+	}
+	return r2, p2
 }
 
 // stopsTable reports a line that ends an item table: a totals label at the
@@ -384,11 +466,12 @@ func (t *table) continuation(lines []string) {
 	if t.Desc < 0 {
 		return
 	}
+	allRows, allParsed := t.allRows()
 	rowAt := map[int]bool{}
 	descMin, descMax := 1<<30, -1
-	for k, r := range t.Rows {
+	for k, r := range allRows {
 		rowAt[r] = true
-		descMin, descMax = min(descMin, t.Parsed[k].DescStart), max(descMax, t.Parsed[k].DescStart)
+		descMin, descMax = min(descMin, allParsed[k].DescStart), max(descMax, allParsed[k].DescStart)
 	}
 	end := len(lines)
 	if t.StopLine >= 0 {
@@ -397,8 +480,8 @@ func (t *table) continuation(lines []string) {
 	evidence := false
 	var cands []int
 	minI, maxI := 1<<30, -1
-	for k, r := range t.Rows {
-		rp := t.Parsed[k]
+	for k, r := range allRows {
+		rp := allParsed[k]
 		for i := r + 1; i < end; i++ {
 			if rowAt[i] || blank(lines[i]) {
 				if rowAt[i] && i > r+1 {
@@ -466,24 +549,32 @@ func (vt valueTypes) patternFor(r role, values []string) string {
 // build writes start, end, the row pattern and the types.
 func (t *table) build(lines []string, vt valueTypes) {
 	t.StartRe = literal(strings.ReplaceAll(t.Header, "|", " "))
-	// values per (column, part) for pattern choice
+	t.Types = map[string]string{}
+	t.LineRe = t.rowRegex(t.Parsed, vt)
+	t.AltRes = nil
+	for _, a := range t.Alt {
+		t.AltRes = append(t.AltRes, t.rowRegex(a.Parsed, vt))
+	}
+	t.continuation(lines)
+	t.endRe(lines)
+}
+
+// rowRegex writes the pattern of rows of one shape: a named group per
+// value, the description lazy, blanks between.
+func (t *table) rowRegex(parsed []rowParse, vt valueTypes) string {
 	vals := map[[2]int][]string{}
-	for _, rp := range t.Parsed {
+	currency := false
+	for _, rp := range parsed {
+		currency = currency || rp.Currency
 		for ci, ps := range rp.Parts {
 			for pi, p := range ps {
 				vals[[2]int{ci, pi}] = append(vals[[2]int{ci, pi}], p.Text)
 			}
 		}
 	}
-	shape := t.Parsed[0].Parts
-	currency := false
-	for _, rp := range t.Parsed {
-		currency = currency || rp.Currency
-	}
 	var b strings.Builder
 	b.WriteString(`^[ \t|]*`)
-	t.Types = map[string]string{}
-	for ci, ps := range shape {
+	for ci, ps := range parsed[0].Parts {
 		for pi, p := range ps {
 			if ci > 0 || pi > 0 {
 				b.WriteString(`[ \t|]+`)
@@ -511,9 +602,7 @@ func (t *table) build(lines []string, vt valueTypes) {
 		}
 	}
 	b.WriteString(`[ \t|]*$`)
-	t.LineRe = b.String()
-	t.continuation(lines)
-	t.endRe(lines)
+	return b.String()
 }
 
 // endRe chooses the end of the table: the totals label after it, else the
@@ -521,10 +610,7 @@ func (t *table) build(lines []string, vt valueTypes) {
 // description, else the end of the text. The end pattern must not occur
 // between the header and the last row.
 func (t *table) endRe(lines []string) {
-	last := t.Rows[len(t.Rows)-1]
-	if len(t.Cont) > 0 {
-		last = max(last, t.Cont[len(t.Cont)-1])
-	}
+	last := t.lastLine()
 	inside := strings.Join(lines[t.HeaderLine+1:last+1], "\n")
 	try := func(i int) bool {
 		for _, c := range cells(lines[i]) {
@@ -548,11 +634,9 @@ func (t *table) endRe(lines []string) {
 		return
 	}
 	rows := map[int]bool{}
-	for _, r := range t.Rows {
+	all, _ := t.allRows()
+	for _, r := range append(all, t.Cont...) {
 		rows[r] = true
-	}
-	for _, c := range t.Cont {
-		rows[c] = true
 	}
 	for i := last + 1; i < len(lines); i++ {
 		if blank(lines[i]) || rows[i] {
@@ -595,11 +679,9 @@ func (t *table) describe() []string {
 // an empty cell or another shape, which the draft would miss.
 func (t *table) unread(lines []string, vt valueTypes) []int {
 	known := map[int]bool{}
-	for _, r := range t.Rows {
+	all, _ := t.allRows()
+	for _, r := range append(all, t.Cont...) {
 		known[r] = true
-	}
-	for _, c := range t.Cont {
-		known[c] = true
 	}
 	end := len(lines)
 	if t.StopLine >= 0 {
