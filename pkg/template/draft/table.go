@@ -3,8 +3,8 @@ package draft
 import (
 	"fmt"
 	"math"
-	"sort"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -65,8 +65,8 @@ type table struct {
 	// their own patterns after the main one.
 	Alt    []altShape
 	AltRes []string
-	ContRe     string
-	Types      map[string]string
+	ContRe string
+	Types  map[string]string
 }
 
 func splitWords(s string) []string { return strings.Fields(s) }
