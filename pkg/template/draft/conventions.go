@@ -241,8 +241,8 @@ func (dc dateConv) dateRe() string {
 }
 
 // textDateRe matches dates with a month name: 7. Mai 2024, 7 May 2024,
-// May 7, 2024.
-const textDateRe = `(?:\d{1,2}\.?[ \t]+[^\W\d_]{3,}\.?[ \t]+\d{4}|[^\W\d_]{3,}\.?[ \t]+\d{1,2},?[ \t]+\d{4})`
+// 1er juillet 2024, May 7, 2024, 30-Jun-2024.
+const textDateRe = `(?:\d{1,2}(?:er)?\.?[ \t]+[^\W\d_]{3,}\.?[ \t]+\d{4}|[^\W\d_]{3,}\.?[ \t]+\d{1,2},?[ \t]+\d{4}|\d{1,2}-[^\W\d_]{3,}-(?:\d{4}|\d{2}))`
 
 func maxKey(m map[string]int) string {
 	keys := make([]string, 0, len(m))

@@ -340,3 +340,50 @@ G-2       Widget, small                10         $ 2.00        $ 20.00
 	require.Equal(t, "57.50", o.Totals.GrossAmount)
 	require.Equal(t, "USD", o.Currency)
 }
+
+// An SAP-style German order: labels left of values in the header's right
+// column, a vendor block with street and postcode, a delivery date per row,
+// a wrapped short text, a price basis printed under its row (which the
+// draft cannot read — the report says CHECK) and a net total labelled
+// "ohne MwSt." (without VAT: not the tax amount).
+const sapOrder = `Stadtwerke Musterstadt GmbH
+Postfach 12 34, 12345 Musterstadt
+                                                   Bestellung
+Lieferant                                          Bestellnummer      4500123456
+Metallbau Krause GmbH                              Datum              05.02.2025
+Gewerbering 7                                      Ansprechpartner    Frau Meier
+34567 Anderstadt                                   Telefon            0123 4567-89
+
+Pos.  Material      Kurztext                          Menge  ME   Lieferdatum      Preis/ME     Nettowert
+00010 100-2001      Flachstahl S235 40x5                120  M    20.02.2025         3,45        414,00
+00020 100-2002      Winkelstahl S235 50x50x5             60  M    20.02.2025         7,80        468,00
+                    gebeizt und geölt
+00030 200-1500      Schrauben M10x30 8.8 verzinkt     1.000  ST   27.02.2025        12,50        125,00
+                                                                          Preisbasis 100 ST
+
+                                                     Gesamtwert ohne MwSt. EUR     1.007,00
+                                                       Gesamtwert inkl. MwSt. EUR     1.198,33
+Zahlungsbedingungen: 30 Tage ohne Abzug
+`
+
+func TestDraftSAPStyleLayout(t *testing.T) {
+	t.Parallel()
+	d := build(t, sapOrder)
+	o := read(t, d, sapOrder)
+	require.Equal(t, "4500123456", o.ID)
+	require.Equal(t, order.Date{Year: 2025, Month: 2, Day: 5}, o.IssueDate)
+	require.Equal(t, order.Totals{NetAmount: "1007.00", GrossAmount: "1198.33"}, o.Totals)
+	require.Equal(t, "30 Tage ohne Abzug", o.PaymentTerms)
+	require.Equal(t, order.Address{Name: "Metallbau Krause GmbH", Street: "Gewerbering 7", Zip: "34567", City: "Anderstadt"}, party(o, order.RoleSupplier).Address)
+	require.Equal(t, []item{
+		{"100-2001", "Flachstahl S235 40x5", "120", "M", "3.45", "414.00"},
+		{"100-2002", "Winkelstahl S235 50x50x5 gebeizt und geölt", "60", "M", "7.80", "468.00"},
+		{"200-1500", "Schrauben M10x30 8.8 verzinkt", "1000", "ST", "12.50", "125.00"},
+	}, items(o))
+	require.Equal(t, "00020", o.Items[1].Position)
+	require.Equal(t, order.Date{Year: 2025, Month: 2, Day: 27}, o.Items[2].DeliveryDate)
+	r := report(t, d)
+	require.Contains(t, r, "CHECK: on 1 of 3 rows")
+	require.Contains(t, r, `total_net       found   label "ohne MwSt."`)
+	require.Contains(t, r, `total_gross     found   label "inkl. MwSt."`)
+}

@@ -33,16 +33,19 @@ func labelAt(text string, _ bool) (*fieldDef, string) {
 	return nil, ""
 }
 
-// labelInside finds an amount label anywhere in a line at word boundaries
-// ("zzgl. 19 % MwSt.:"); it returns the field, the label as printed and the
-// rune offset after it.
-func labelInside(line string) (*fieldDef, string, int) {
+// labelsInside finds the amount labels anywhere in a line at word
+// boundaries ("zzgl. 19 % MwSt.:"), left to right, the longest at each
+// position; each with its field, the label as printed and the rune offset
+// after it. A tax label after "ohne"/"excl." is the net total and after
+// "inkl."/"incl." the gross one; the label then includes that word.
+func labelsInside(line string) []labelHit {
 	rs := []rune(line)
 	fl := []rune(fold(line))
 	if len(fl) != len(rs) {
-		return nil, "", 0
+		return nil
 	}
-	for i := range rs {
+	var out []labelHit
+	for i := 0; i < len(rs); i++ {
 		if i > 0 && (unicode.IsLetter(rs[i-1]) || unicode.IsDigit(rs[i-1])) {
 			continue
 		}
@@ -55,10 +58,42 @@ func labelInside(line string) (*fieldDef, string, int) {
 				(unicode.IsLetter(l[len(l)-1]) || unicode.IsDigit(l[len(l)-1])) {
 				continue
 			}
-			return lr.Def, string(rs[i : i+len(l)]), i + len(l)
+			h := labelHit{Def: lr.Def, Label: string(rs[i : i+len(l)]), After: i + len(l)}
+			if h.Def.Name == "total_tax" {
+				before := string(rs[:i])
+				if m := taxExcluded.FindStringIndex(fold(before)); m != nil {
+					h.Def, h.Label = fieldByName("total_net"), strings.TrimSpace(string([]rune(before)[len([]rune(fold(before)[:m[0]])):]))+" "+h.Label
+				} else if m := taxIncluded.FindStringIndex(fold(before)); m != nil {
+					h.Def, h.Label = fieldByName("total_gross"), strings.TrimSpace(string([]rune(before)[len([]rune(fold(before)[:m[0]])):]))+" "+h.Label
+				}
+			}
+			out = append(out, h)
+			i += len(l) - 1
+			break
 		}
 	}
-	return nil, "", 0
+	return out
+}
+
+// labelHit is an amount label found in a line.
+type labelHit struct {
+	Def   *fieldDef
+	Label string
+	After int
+}
+
+var (
+	taxExcluded = regexp.MustCompile(`(?:^|\s)(?:ohne|excl\.?|exkl\.?|excluding|without|hors|zonder|exclusief|sans)\s+$`)
+	taxIncluded = regexp.MustCompile(`(?:^|\s)(?:inkl\.?|incl\.?|including|inclusive|einschl\.?|inclusief|inclus|avec|mit)\s+$`)
+)
+
+func fieldByName(name string) *fieldDef {
+	for i := range fieldDefs {
+		if fieldDefs[i].Name == name {
+			return &fieldDefs[i]
+		}
+	}
+	return nil
 }
 
 // foldedLabel is a label with its folded runes, for scanning lines.
@@ -104,10 +139,11 @@ func findHeader(lines []string, skip func(int) bool, vt valueTypes) map[string]*
 			continue
 		}
 		// Totals: a label anywhere in the line, the amount at its end.
-		if d, lbl, after := labelInside(l); d != nil {
-			if m := amountRe.FindStringSubmatch(string([]rune(l)[after:])); m != nil {
-				re := `(?m)` + wordStart(lbl) + literal(lbl) + wordEnd(lbl) + amountMiddle + `(` + vt.nc.numberRe() + `)` + amountAfter
-				out[d.Name] = &found{Name: d.Name, Label: lbl, Value: m[2], Regex: re, How: "same line", Line: i}
+		for _, h := range labelsInside(l) {
+			if m := amountRe.FindStringSubmatch(string([]rune(l)[h.After:])); m != nil {
+				re := `(?m)` + wordStart(h.Label) + literal(h.Label) + wordEnd(h.Label) + amountMiddle + `(` + vt.nc.numberRe() + `)` + amountAfter
+				out[h.Def.Name] = &found{Name: h.Def.Name, Label: h.Label, Value: m[2], Regex: re, How: "same line", Line: i}
+				break
 			}
 		}
 		cs := cells(l)
