@@ -318,13 +318,21 @@ func (b *builder) findKeywords() {
 		b.kw = append(b.kw, re)
 		b.kwWhy = append(b.kwWhy, fmt.Sprintf("%q (%s)", text, why))
 	}
-	// Letterhead: the first cell of the first line with text.
+	// Letterhead: the first cell of the first lines with text that is
+	// neither the title nor a label.
+	seen := 0
 	for _, l := range b.lines[0] {
 		if blank(l) {
 			continue
 		}
+		if seen++; seen > 3 {
+			break
+		}
 		c := cells(l)[0]
-		if d, _ := labelAt(c.Text, false); d == nil && hasLetter(c.Text) && len([]rune(c.Text)) <= 60 && !isTitle(c.Text) {
+		if d, _ := labelAt(c.Text, false); d != nil || isTitle(c.Text) {
+			continue
+		}
+		if hasLetter(c.Text) && len([]rune(c.Text)) <= 60 {
 			b.issuer = c.Text
 			add(c.Text, "letterhead")
 		}

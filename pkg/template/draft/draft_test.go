@@ -387,3 +387,40 @@ func TestDraftSAPStyleLayout(t *testing.T) {
 	require.Contains(t, r, `total_net       found   label "ohne MwSt."`)
 	require.Contains(t, r, `total_gross     found   label "inkl. MwSt."`)
 }
+
+// A small US layout: the title first, the buyer's name under it, "Rate" for
+// the price, a free-text row (shipping) among the articles.
+const qbOrder = `Purchase Order
+Fabrikam Residences                               Date: 05/14/2024
+123 Elm St                                        P.O. No.: 1045
+Seattle, WA 98101
+
+Vendor                          Ship To
+Northwind Traders               Fabrikam Residences
+55 Pine Rd                      123 Elm St
+Tacoma, WA 98402                Seattle, WA 98101
+
+Item            Description                     Qty        Rate        Amount
+Lumber-2x4      2x4 stud 8 ft                   120        3.25        390.00
+Nails-16d       Framing nails 16d, 50 lb box      2       89.99        179.98
+Shipping        Delivery charge                   1       45.00         45.00
+
+                                                          Total       $614.98
+`
+
+func TestDraftTitleFirstLayout(t *testing.T) {
+	t.Parallel()
+	d := build(t, qbOrder)
+	require.Equal(t, "fabrikam-residences", d.Name)
+	require.Equal(t, []string{`\bFabrikam\s+Residences\b`, `\bPurchase\s+Order\b`, `\bP\.O\.\s+No\.`}, sources(d.Template.Keywords))
+	o := read(t, d, qbOrder)
+	require.Equal(t, "1045", o.ID)
+	require.Equal(t, order.Date{Year: 2024, Month: 5, Day: 14}, o.IssueDate)
+	require.Equal(t, "614.98", o.Totals.GrossAmount)
+	require.Equal(t, order.Address{Name: "Northwind Traders", Street: "55 Pine Rd", City: "Tacoma", State: "WA", Zip: "98402"}, party(o, order.RoleSupplier).Address)
+	require.Equal(t, []item{
+		{"Lumber-2x4", "2x4 stud 8 ft", "120", "", "3.25", "390.00"},
+		{"Nails-16d", "Framing nails 16d, 50 lb box", "2", "", "89.99", "179.98"},
+		{"Shipping", "Delivery charge", "1", "", "45.00", "45.00"},
+	}, items(o))
+}
