@@ -22,7 +22,7 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 	fs := newFlags("templates draft", env)
 	name := fs.String("name", "", "template name (docintake.name); default: from the buyer's name in the letterhead")
 	party := fs.String("party-id", "", "party id uploads will use (docintake.party_ids); default: the name upper-cased")
-	out := fs.String("out", "", "template file to write; default: NAME.yml in the current directory")
+	out := fs.String("out", "", "template file to write, or a directory for NAME.yml; default: NAME.yml in the current directory")
 	force := fs.Bool("force", false, "overwrite an existing template file and samples folder")
 	engine := fs.String("engine", "auto", "text engine: auto, pdfium, pdftotext, ocr")
 	files, ok := parseFlags(fs, args)
@@ -54,8 +54,8 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 		return fail(env, "templates draft: %v", err)
 	}
 	path := *out
-	if path == "" {
-		path = d.Name + ".yml"
+	if fi, err := os.Stat(path); path == "" || err == nil && fi.IsDir() {
+		path = filepath.Join(path, d.Name+".yml") // a directory: NAME.yml in it
 	}
 	dir := strings.TrimSuffix(path, filepath.Ext(path)) + ".samples"
 	if !*force {

@@ -47,6 +47,14 @@ func TestTemplatesDraft(t *testing.T) {
 	require.Contains(t, r.stderr, "exists (--force overwrites it)")
 	r = run(t, "templates", "draft", "--force", "--name", "northwind", "--party-id", "NW", "--out", out, filepath.Join(dir, "order.pdf"))
 	require.Equal(t, 0, r.code, r.stderr)
+
+	// --out a directory: NAME.yml in it; without --name the name comes
+	// from the letterhead.
+	other := t.TempDir()
+	r = run(t, "templates", "draft", "--out", other, filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 0, r.code, r.stderr)
+	require.FileExists(t, filepath.Join(other, "northwind-traders.yml"))
+	require.FileExists(t, filepath.Join(other, "northwind-traders.samples", "order.json"))
 }
 
 func TestTemplatesDraftUsage(t *testing.T) {
