@@ -117,7 +117,7 @@ func partyAddress(lines []string, nameField, lbl, labelRe string, labelLine, nam
 			break
 		}
 		text := cs[best].Text
-		if d, _ := labelAt(text, false); d != nil || faxLine.MatchString(text) {
+		if d, _ := labelAt(text); d != nil || faxLine.MatchString(text) {
 			if d != nil {
 				break
 			}

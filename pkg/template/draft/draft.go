@@ -329,7 +329,7 @@ func (b *builder) findKeywords() {
 			break
 		}
 		c := cells(l)[0]
-		if d, _ := labelAt(c.Text, false); d != nil || isTitle(c.Text) {
+		if d, _ := labelAt(c.Text); d != nil || isTitle(c.Text) {
 			continue
 		}
 		if hasLetter(c.Text) && len([]rune(c.Text)) <= 60 {

@@ -10,28 +10,26 @@ import (
 
 // labelAt returns the field whose label starts the cell text (the longest
 // label wins) and the label as printed; nil when no label starts it.
-func labelAt(text string, _ bool) (*fieldDef, string) {
-	ft := fold(text)
-	for _, lr := range allLabels {
-		fl := fold(lr.Label)
-		if !strings.HasPrefix(ft, fl) {
+func labelAt(text string) (*fieldDef, string) {
+	orig := []rune(text)
+	rs := []rune(fold(text))
+	if len(rs) != len(orig) {
+		return nil, ""
+	}
+	for _, lr := range foldedLabels {
+		l := lr.folded
+		if len(l) > len(rs) || !slices.Equal(rs[:len(l)], l) {
 			continue
 		}
-		rest := []rune(text[len(fl):])
-		if len(ft) != len(text) {
-			// Folding changed the byte length (rare letters): compare runes.
-			rest = []rune(text)[len([]rune(lr.Label)):]
+		if len(l) < len(rs) && wordRune(rs[len(l)]) && wordRune(l[len(l)-1]) {
+			continue // "Totals" is not "Total"
 		}
-		if len(rest) > 0 && (unicode.IsLetter(rest[0]) || unicode.IsDigit(rest[0])) {
-			lastL := []rune(lr.Label)
-			if l := lastL[len(lastL)-1]; unicode.IsLetter(l) || unicode.IsDigit(l) {
-				continue // "Totals" is not "Total"
-			}
-		}
-		return lr.Def, string([]rune(text)[:len([]rune(lr.Label))])
+		return lr.Def, string(orig[:len(l)])
 	}
 	return nil, ""
 }
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // labelsInside finds the amount labels anywhere in a line at word
 // boundaries ("zzgl. 19 % MwSt.:"), left to right, the longest at each
@@ -102,15 +100,17 @@ type foldedLabel struct {
 	folded []rune
 }
 
-// amountLabels are the totals' labels, folded, longest first.
-var amountLabels = func() []foldedLabel {
-	var out []foldedLabel
+// foldedLabels are all labels, folded, longest first; amountLabels the
+// totals' labels among them.
+var foldedLabels, amountLabels = func() (all, amounts []foldedLabel) {
 	for _, lr := range allLabels {
+		f := foldedLabel{lr, []rune(fold(lr.Label))}
+		all = append(all, f)
 		if lr.Def.Kind == kindAmount {
-			out = append(out, foldedLabel{lr, []rune(fold(lr.Label))})
+			amounts = append(amounts, f)
 		}
 	}
-	return out
+	return all, amounts
 }()
 
 // found is a header field found in one sample.
@@ -148,7 +148,7 @@ func findHeader(lines []string, skip func(int) bool, vt valueTypes) map[string]*
 		}
 		cs := cells(l)
 		for ci, c := range cs {
-			d, lbl := labelAt(c.Text, false)
+			d, lbl := labelAt(c.Text)
 			if d == nil || d.Kind == kindAmount {
 				continue
 			}
@@ -189,7 +189,7 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 	}
 	if ci+1 < len(cs) {
 		next := cs[ci+1]
-		if nd, _ := labelAt(next.Text, false); nd == nil {
+		if nd, _ := labelAt(next.Text); nd == nil {
 			if v, pat := valueOf(d.Kind, next.Text, vt); v != "" {
 				f.Value, f.How = v, "next cell"
 				f.Regex = capture(d.Kind, labelRe+sepRe, pat)

@@ -448,7 +448,7 @@ func (t *table) allRows() ([]int, []rowParse) {
 // start of one of its cells.
 func stopsTable(line string) bool {
 	for _, c := range cells(line) {
-		if d, _ := labelAt(c.Text, false); d != nil && d.Kind == kindAmount {
+		if d, _ := labelAt(c.Text); d != nil && d.Kind == kindAmount {
 			return true
 		}
 	}
@@ -615,7 +615,7 @@ func (t *table) endRe(lines []string) {
 	try := func(i int) bool {
 		for _, c := range cells(lines[i]) {
 			lbl := c.Text
-			if d, l := labelAt(c.Text, false); d != nil {
+			if d, l := labelAt(c.Text); d != nil {
 				lbl = l
 			} else if hasDigit(lbl) || !hasLetter(lbl) {
 				continue
