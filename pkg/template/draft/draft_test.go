@@ -424,3 +424,21 @@ func TestDraftTitleFirstLayout(t *testing.T) {
 		{"Shipping", "Delivery charge", "1", "", "45.00", "45.00"},
 	}, items(o))
 }
+
+// Leader dots between label and value vary in length from order to order.
+func TestDraftLeaderDots(t *testing.T) {
+	t.Parallel()
+	text := `Initech LLC                                  Purchase Order
+Order No. ........... 77-1
+Order Date .......... 2024-09-01
+
+Qty   Description                 Unit Price     Amount
+  2   Stapler, red                     15.00      30.00
+                                       Total      30.00
+`
+	d := build(t, text)
+	o := read(t, d, strings.NewReplacer("........... 77-1", "...... 78-22", ".......... 2024-09-01", "....... 2024-10-02").Replace(text))
+	require.Equal(t, "78-22", o.ID)
+	require.Equal(t, order.Date{Year: 2024, Month: 10, Day: 2}, o.IssueDate)
+	require.Equal(t, []item{{"", "Stapler, red", "2", "", "15.00", "30.00"}}, items(o))
+}

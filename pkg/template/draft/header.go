@@ -174,9 +174,11 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 	trimmed := strings.TrimLeft(rest, " \t:#.=°")
 	sep := strings.TrimSpace(rest[:len(rest)-len(trimmed)])
 	labelRe := wordStart(lbl) + literal(lbl) + wordEnd(lbl)
+	// Whatever separates label and value ("PO #:", "Order No. .....",
+	// "Date :") may vary in length; the next order prints the same kind.
 	sepRe := `[ \t]*`
 	if sep != "" {
-		sepRe = `[ \t]*` + regexp.QuoteMeta(sep) + `[ \t]*`
+		sepRe = `[ \t]*[:#.=°][ \t:#.=°]*`
 	}
 	f := &found{Name: d.Name, Label: lbl, Line: i}
 	if trimmed != "" {
