@@ -172,6 +172,13 @@ func (b *builder) findTables() {
 		return
 	}
 	t := b.tables[0]
+	// Values of the other samples' rows of the same shape widen the value
+	// patterns (a longer unit, a position with letters).
+	for _, o := range b.tables[1:] {
+		if o != nil && len(o.Parsed) > 0 && signature(o.Parsed[0]) == signature(t.Parsed[0]) {
+			t.More = append(t.More, o.Parsed...)
+		}
+	}
 	t.build(b.lines[0], b.vt)
 	b.table = t
 	// The end pattern must be printed in every sample after its rows.

@@ -442,3 +442,21 @@ Qty   Description                 Unit Price     Amount
 	require.Equal(t, order.Date{Year: 2024, Month: 10, Day: 2}, o.IssueDate)
 	require.Equal(t, []item{{"", "Stapler, red", "2", "", "15.00", "30.00"}}, items(o))
 }
+
+// With several samples the value patterns cover every sample's values: a
+// longer unit in the second sample is read.
+func TestDraftSeveralSamplesWidenValues(t *testing.T) {
+	t.Parallel()
+	second := strings.NewReplacer("100  Stk   4711-A", "100  Karton 4711-A", "B-778812", "B-9").Replace(deOrder)
+	require.NotEqual(t, deOrder, second)
+	one := build(t, deOrder)
+	res, err := one.Template.Extract(t.Context(), second, nil)
+	require.NoError(t, err)
+	rows, _ := res.Fields.Get("lines")
+	require.Len(t, rows, 1, "from the first sample alone, a six-letter unit is not a unit")
+
+	both := build(t, deOrder, second)
+	o := read(t, both, second)
+	require.Equal(t, "Karton", o.Items[0].Unit)
+	require.Len(t, o.Items, 2)
+}

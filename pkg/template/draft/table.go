@@ -65,6 +65,8 @@ type table struct {
 	// their own patterns after the main one.
 	Alt    []altShape
 	AltRes []string
+	// More are rows of the same shape from the other samples.
+	More []rowParse
 	ContRe string
 	Types  map[string]string
 }
@@ -550,7 +552,7 @@ func (vt valueTypes) patternFor(r role, values []string) string {
 func (t *table) build(lines []string, vt valueTypes) {
 	t.StartRe = literal(strings.ReplaceAll(t.Header, "|", " "))
 	t.Types = map[string]string{}
-	t.LineRe = t.rowRegex(t.Parsed, vt)
+	t.LineRe = t.rowRegex(append(append([]rowParse(nil), t.Parsed...), t.More...), vt)
 	t.AltRes = nil
 	for _, a := range t.Alt {
 		t.AltRes = append(t.AltRes, t.rowRegex(a.Parsed, vt))
