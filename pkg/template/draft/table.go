@@ -66,7 +66,7 @@ type table struct {
 	Alt    []altShape
 	AltRes []string
 	// More are rows of the same shape from the other samples.
-	More []rowParse
+	More   []rowParse
 	ContRe string
 	Types  map[string]string
 }
