@@ -70,4 +70,11 @@ func TestCellsAndHeader(t *testing.T) {
 	require.Equal(t, []role{rolePosition, roleArticle, roleDesc, roleDate, roleQty, roleUnit, rolePrice, roleAmount}, roles)
 	require.Equal(t, "Req. Date", cols[3].Text)
 	require.Nil(t, parseHeader("Currency: USD     Terms: Net 45     FOB: Destination"))
+	cols = parseHeader("Part Number   Description    Quantity Ordered   Unit Cost   Extended Price")
+	roles = nil
+	for _, c := range cols {
+		roles = append(roles, c.Role)
+	}
+	require.Equal(t, []role{roleArticle, roleDesc, roleQty, rolePrice, roleAmount}, roles)
+	require.Equal(t, "Quantity Ordered", cols[2].Text)
 }

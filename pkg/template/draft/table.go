@@ -134,14 +134,22 @@ func parseHeader(line string) []column {
 	}
 	// A role named twice: keep the first as it is and make the second an
 	// unnamed column (two amount columns cannot both be line_amount).
+	// "Quantity Ordered": two terms of one role a space apart are one.
 	seen := map[role]bool{}
-	for i := range merged {
-		if merged[i].Role != roleOther && seen[merged[i].Role] {
-			merged[i].Role = roleOther
+	var out []column
+	for _, c := range merged {
+		if n := len(out); n > 0 && c.Role != roleOther && out[n-1].Role == c.Role && c.Start-out[n-1].End == 1 {
+			out[n-1].Text += " " + c.Text
+			out[n-1].End = c.End
+			continue
 		}
-		seen[merged[i].Role] = true
+		if c.Role != roleOther && seen[c.Role] {
+			c.Role = roleOther
+		}
+		seen[c.Role] = true
+		out = append(out, c)
 	}
-	return merged
+	return out
 }
 
 // valueTypes decides which printed tokens fit which column.
