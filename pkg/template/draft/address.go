@@ -36,7 +36,7 @@ func mkLine(parts ...addrPart) addrLine {
 func lit(s string) addrPart { return addrPart{Pat: s} }
 
 const (
-	zipPat    = `(?:[A-Z]{1,2}-)?(?:\d{4,5}|\d{4} ?[A-Z]{2})`
+	zipPat    = `(?:[A-Z]{1,2}-)?(?:\d{4} ?[A-Z]{2}|\d{4,5})`
 	usZipPat  = `\d{5}(?:-\d{4})?`
 	piecePat  = `[^,|\s]+(?: [^,|\s]+)*`
 	cityPat   = `[^,\d|\s][^,|\s]*(?: [^,|\s]+)*`
@@ -58,9 +58,13 @@ var addressLines = []addrLine{
 	mkLine(addrPart{cityPat, "city"}, lit(`, `), addrPart{`[A-Z]{2}`, "state"}, lit(` `), addrPart{usZipPat, "zip"}),
 	mkLine(addrPart{piecePat, "street"}, lit(`, `), addrPart{zipPat, "zip"}, lit(` `), addrPart{cityPat, "city"}),
 	mkLine(addrPart{zipPat, "zip"}, lit(` `), addrPart{cityPat, "city"}),
+	mkLine(addrPart{piecePat, "street"}, lit(`, `), addrPart{zipPat, "zip"}, lit(` `), addrPart{cityPat, "city"}, lit(`, `), addrPart{countryCodes, "country_code"}),
+	mkLine(addrPart{zipPat, "zip"}, lit(` `), addrPart{cityPat, "city"}, lit(`, `), addrPart{countryCodes, "country_code"}),
 	mkLine(addrPart{`(?i:germany|deutschland|france|netherlands|nederland|switzerland|schweiz|suisse|austria|österreich|belgium|belgique|italy|italia|spain|españa|united kingdom|united states|usa)`, "country"}),
-	mkLine(addrPart{`(?:DE|FR|NL|CH|AT|BE|IT|ES|GB|US|LU|DK|SE|PL|CZ)`, "country_code"}),
+	mkLine(addrPart{countryCodes, "country_code"}),
 }
+
+const countryCodes = `(?:DE|FR|NL|CH|AT|BE|IT|ES|GB|US|LU|DK|SE|PL|CZ)`
 
 // Indices into addressLines of the first US and the first European line.
 const firstUS, firstEU = 4, 6
@@ -187,7 +191,11 @@ func partyAddress(lines []string, nameField, lbl, labelRe string, labelLine, nam
 	}
 	street := -1
 	for _, pl := range plain {
-		if streetLike.MatchString(pl.text) && (zipLine < 0 && street < 0 || pl.line == zipLine-1) {
+		// A line with commas or separators that no address pattern
+		// read ("Hafenstraße 12 · 20457 Hamburg · USt-IdNr. …") is not
+		// a street.
+		if streetLike.MatchString(pl.text) && !strings.ContainsAny(pl.text, ",·:;") && len([]rune(pl.text)) <= 40 &&
+			(zipLine < 0 && street < 0 || pl.line == zipLine-1) {
 			street = pl.line
 		}
 	}
@@ -195,7 +203,7 @@ func partyAddress(lines []string, nameField, lbl, labelRe string, labelLine, nam
 	for _, pl := range plain {
 		comp := party + "_street"
 		if pl.line != street {
-			if name2 || zipLine >= 0 && pl.line > zipLine {
+			if name2 || zipLine >= 0 && pl.line > zipLine || strings.ContainsAny(pl.text, ",·:;") {
 				continue
 			}
 			comp, name2 = party+"_name2", true

@@ -246,6 +246,10 @@ func TestDraftContosoReadsTheOtherOrders(t *testing.T) {
 			supplier := contosoSuppliers[strings.Split(w.file, "-")[2]]
 			p, _ := o.Party(order.RoleSupplier)
 			require.Equal(t, supplier, p.Address)
+			// The letterhead is the buyer.
+			p, _ = o.Party(order.RoleBuyer)
+			require.Equal(t, order.Address{Name: "Contoso Electronics", Street: "3800 148th Ave NE", City: "Redmond", State: "WA", Zip: "98052",
+				Phone: "1 (800) 555-7676"}, p.Address)
 		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -68,6 +69,8 @@ var ErrNoSample = errors.New("draft: no sample text")
 // field is a header field of the draft.
 type field struct {
 	Name, Label, How, Regex, Type string
+	// Static fields hold their only value (the letterhead's name).
+	Static bool
 	// Group reduces several matches to one (a total repeated per page
 	// with different values: the last is the document's).
 	Group  string
@@ -328,7 +331,7 @@ func (b *builder) findKeywords() {
 	// Letterhead: the first cell of the first lines with text that is
 	// neither the title nor a label.
 	seen := 0
-	for _, l := range b.lines[0] {
+	for li, l := range b.lines[0] {
 		if blank(l) {
 			continue
 		}
@@ -342,6 +345,7 @@ func (b *builder) findKeywords() {
 		if hasLetter(c.Text) && len([]rune(c.Text)) <= 60 {
 			b.issuer = c.Text
 			add(c.Text, "letterhead")
+			b.letterhead(li, c)
 		}
 		break
 	}
@@ -382,6 +386,50 @@ func (b *builder) findKeywords() {
 	}
 	if b.issuer == "" && len(b.kwWhy) > 0 {
 		b.issuer = strings.Trim(strings.SplitN(b.kwWhy[0], " (", 2)[0], `"`)
+	}
+}
+
+// letterhead drafts the buyer's party from the letterhead when no label
+// names it: the name as a static value (printed on every order) and the
+// address lines under it, anchored on the name.
+func (b *builder) letterhead(line int, c cell) {
+	for _, f := range b.fields {
+		if strings.HasPrefix(f.Name, "buyer_") {
+			return
+		}
+	}
+	b.fields = append(b.fields, &field{Name: "buyer_name", Label: c.Text, How: "letterhead (static)", Static: true,
+		Values: slices.Repeat([]string{c.Text}, len(b.samples))})
+	// At the start of a line: the buyer's name may be printed again
+	// elsewhere (as the ship-to party).
+	re := `^[ \t]*` + wordStart(c.Text) + literal(c.Text) + wordEnd(c.Text)
+	per := make([][]*found, len(b.samples))
+	for k := range b.samples {
+		for i, l := range b.lines[k] {
+			if cs := cells(l); len(cs) > 0 && cs[0].Text == c.Text {
+				per[k] = partyAddress(b.lines[k], "buyer_name", c.Text, re, i, i, cs[0])
+				break
+			}
+		}
+	}
+	for _, f0 := range per[0] {
+		f := &field{Name: f0.Name, Label: c.Text, How: "letterhead, " + f0.How, Regex: f0.Regex}
+		for k := range b.samples {
+			var v *found
+			for _, fk := range per[k] {
+				if fk.Name == f0.Name {
+					v = fk
+				}
+			}
+			if v == nil {
+				f = nil
+				break
+			}
+			f.Values = append(f.Values, v.Value)
+		}
+		if f != nil {
+			b.fields = append(b.fields, f)
+		}
 	}
 }
 
@@ -435,6 +483,10 @@ func (b *builder) yaml() []byte {
 		w.WriteString("fields:\n")
 	}
 	for _, f := range b.fields {
+		if f.Static {
+			fmt.Fprintf(&w, "  %s:\n    parser: static\n    value: %s\n", f.Name, yamlQuote(f.Values[0]))
+			continue
+		}
 		fmt.Fprintf(&w, "  %s:\n    parser: regex\n    regex: %s\n", f.Name, yamlQuote(f.Regex))
 		if f.Type != "" {
 			fmt.Fprintf(&w, "    type: %s\n", f.Type)

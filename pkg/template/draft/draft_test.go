@@ -418,6 +418,7 @@ func TestDraftTitleFirstLayout(t *testing.T) {
 	require.Equal(t, order.Date{Year: 2024, Month: 5, Day: 14}, o.IssueDate)
 	require.Equal(t, "614.98", o.Totals.GrossAmount)
 	require.Equal(t, order.Address{Name: "Northwind Traders", Street: "55 Pine Rd", City: "Tacoma", State: "WA", Zip: "98402"}, party(o, order.RoleSupplier).Address)
+	require.Equal(t, order.Address{Name: "Fabrikam Residences", Street: "123 Elm St", City: "Seattle", State: "WA", Zip: "98101"}, party(o, order.RoleBuyer).Address)
 	require.Equal(t, []item{
 		{"Lumber-2x4", "2x4 stud 8 ft", "120", "", "3.25", "390.00"},
 		{"Nails-16d", "Framing nails 16d, 50 lb box", "2", "", "89.99", "179.98"},
