@@ -256,8 +256,8 @@ type Set struct {
 // every template (see Template.Warnings).
 func (s *Set) Warnings() []string { return append([]string(nil), s.warnings...) }
 
-// Load reads every *.yml, *.yaml and *.json file under dir (recursively) and
-// validates it strictly. Errors name the file, line and key path; duplicate
+// Load reads every *.yml, *.yaml and *.json file under dir (recursively,
+// skipping NAME.samples folders) and validates it strictly. Errors name the file, line and key path; duplicate
 // names or party_ids across files are errors naming both files.
 func Load(dir string) (*Set, error) { return LoadWith(LoadOptions{}, dir) }
 
@@ -268,6 +268,9 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && strings.HasSuffix(d.Name(), ".samples") {
+				return filepath.SkipDir // NAME.samples/: a template's samples and their expected JSON
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yml", ".yaml", ".json":

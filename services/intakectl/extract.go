@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
-	register("templates", "validate templates: templates check DIR...", runTemplates)
+	register("templates", "validate templates: templates check DIR...; draft one from sample PDFs: templates draft [--name N] [--out F] PDF...", runTemplates)
 }
 
 // Exit codes of extract, as template authors and scripts rely on (README
@@ -297,7 +297,10 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 	return t.String(), t.Engines(), nil
 }
 
-func runTemplates(_ context.Context, args []string, env Env) int {
+func runTemplates(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 && args[0] == "draft" {
+		return runTemplatesDraft(ctx, args[1:], env)
+	}
 	if len(args) < 2 || args[0] != "check" {
 		fmt.Fprintln(env.Stderr, "usage: intakectl templates check DIR...")
 		return 2
@@ -307,6 +310,9 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && strings.HasSuffix(d.Name(), ".samples") {
+				return filepath.SkipDir // a template's samples and their expected JSON
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yml", ".yaml", ".json":
