@@ -87,14 +87,18 @@ type builder struct {
 	tables  []*table
 	fields  []*field
 	notes   map[string]string // field → why it is not in the draft
-	kw      []string
-	kwWhy   []string
-	issuer  string
-	curr    string
-	currWhy string
-	rule    bool
-	name    string
-	party   string
+	// checksOff are the header arithmetic checks (net_total, gross_total)
+	// a sample fails, with why: the draft switches them off rather than
+	// rejecting its own samples, and the report says so.
+	checksOff map[string]string
+	kw        []string
+	kwWhy     []string
+	issuer    string
+	curr      string
+	currWhy   string
+	rule      bool
+	name      string
+	party     string
 }
 
 // Build drafts a template from samples. It fails only without usable
@@ -103,7 +107,7 @@ func Build(ctx context.Context, samples []Sample, opts Options) (*Draft, error) 
 	if len(samples) == 0 {
 		return nil, ErrNoSample
 	}
-	b := &builder{samples: samples, notes: map[string]string{}}
+	b := &builder{samples: samples, notes: map[string]string{}, checksOff: map[string]string{}}
 	var texts []string
 	for _, s := range samples {
 		if strings.TrimSpace(s.Text) == "" {
@@ -532,6 +536,16 @@ func (b *builder) yaml() []byte {
 	}
 	w.WriteString("docintake:\n")
 	fmt.Fprintf(&w, "  name: %s\n  party_ids: [%s]\n  document_type: order\n", yamlQuote(b.name), yamlQuote(b.party))
+	if len(b.checksOff) > 0 {
+		w.WriteString("  # A sample fails these checks (see the draft report): map what lies between\n")
+		w.WriteString("  # the totals (e.g. shipping to total_extra_charges) and switch them on again.\n")
+		w.WriteString("  checks:\n")
+		for _, c := range []string{"net_total", "gross_total"} {
+			if _, off := b.checksOff[c]; off {
+				fmt.Fprintf(&w, "    %s: false\n", c)
+			}
+		}
+	}
 	if b.rule {
 		w.WriteString("  rules:\n    # No sample is titled invoice or credit note: such documents are not orders.\n")
 		fmt.Fprintf(&w, "    - match: %s\n      action: reject\n      reason: not_an_order\n", yamlQuote(invoiceWords.String()))
@@ -554,6 +568,7 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 	d := &Draft{Name: b.name, YAML: y, Template: tpl}
 	bad := map[string]string{}
 	regroup := map[string]string{}
+	retry := false // a check was switched off: draft again
 	for k, s := range b.samples {
 		res, err := tpl.Extract(ctx, s.Text, nil)
 		if err != nil {
@@ -583,6 +598,15 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 			}
 		}
 		o, out, err := tpl.Order(ctx, res, nil, "", nil)
+		if o != nil {
+			fails, _ := tpl.CheckOrder(o)
+			for _, f := range fails {
+				if _, off := b.checksOff[f.Check]; !off && f.Check != "line_amount" {
+					b.checksOff[f.Check] = fmt.Sprintf("%s: %s", s.Name, f.Detail)
+					retry = true
+				}
+			}
+		}
 		oc := Outcome{Sample: s.Name, Result: res, Order: o}
 		if err != nil {
 			oc.Status, oc.Detail = template.OutcomeRejected, err.Error()
@@ -600,7 +624,7 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 		d.Outcomes = append(d.Outcomes, oc)
 	}
 	if len(bad) == 0 && len(regroup) == 0 {
-		return d, false, nil
+		return d, retry, nil
 	}
 	var kept []*field
 	for _, f := range b.fields {
@@ -673,6 +697,11 @@ func (b *builder) report(d *Draft) []string {
 			add("  %-15s found   label %q, value %s: %s", n, f.Label, f.How, strings.Join(quoteAll(f.Values), ", "))
 		} else if reported[n] || strings.Contains(b.notes[n], "dropped") {
 			add("  %-15s missing (%s)", n, b.notes[n])
+		}
+	}
+	for _, c := range []string{"net_total", "gross_total"} {
+		if why, off := b.checksOff[c]; off {
+			add("check %s switched off: it fails on %s", c, why)
 		}
 	}
 	add("item table:")

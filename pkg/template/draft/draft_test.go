@@ -97,12 +97,31 @@ func build(t *testing.T, texts ...string) *draft.Draft {
 
 func read(t *testing.T, d *draft.Draft, text string) *order.Order {
 	t.Helper()
+	o, out := readOutcome(t, d, text)
+	require.Equal(t, template.OutcomeSuccess, out.Status, out.Detail)
+	return o
+}
+
+// readOutcome reads text with the draft whatever the outcome: a layout whose
+// rows the draft cannot fully read is rejected by the arithmetic checks.
+func readOutcome(t *testing.T, d *draft.Draft, text string) (*order.Order, *template.Outcome) {
+	t.Helper()
 	res, err := d.Template.Extract(t.Context(), text, nil)
 	require.NoError(t, err)
 	o, out, err := d.Template.Order(t.Context(), res, nil, "", nil)
 	require.NoError(t, err)
-	require.Equal(t, template.OutcomeSuccess, out.Status, out.Detail)
-	return o
+	require.NotNil(t, o)
+	return o, out
+}
+
+// requireLineCheckRejects asserts the outcome is the line_amount check's
+// rejection naming the row the draft could not read fully.
+func requireLineCheckRejects(t *testing.T, out *template.Outcome, row string) {
+	t.Helper()
+	require.Equal(t, template.OutcomeRejected, out.Status)
+	require.Equal(t, "cannot_parse_items", out.Reason.WireValue())
+	require.Contains(t, out.Detail, "line_amount")
+	require.Contains(t, out.Detail, row)
 }
 
 type item struct{ article, desc, qty, unit, price, amount string }
@@ -280,6 +299,7 @@ func TestDraftReportsWhatItCannotRead(t *testing.T) {
 	t.Parallel()
 	text := `Acme Handel GmbH                                Bestellung
                                                 Bestellnummer: 4711
+                                                Datum: 03.02.2025
 Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
 1       10  Stk   Schraube M8                    1,00       10       9,00
 2        5        Mutter M8                      2,00        0      10,00
@@ -290,10 +310,13 @@ Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
 	d := build(t, text)
 	r := report(t, d)
 	require.Contains(t, r, `1 rows with an empty "ME" cell, read by a pattern of their own`)
-	require.Contains(t, r, `NOT READ: line 7 "4        2                                       3,00        0       6,00"`)
+	require.Contains(t, r, `NOT READ: line 8 "4        2                                       3,00        0       6,00"`)
 	require.Contains(t, r, "CHECK: on 1 of 2 rows the line amount is not quantity × price ÷ price basis")
 	require.Contains(t, r, `column "Rabatt" → (not kept)`)
-	o := read(t, d, text)
+	// The discount column is not read, so the checks refuse the order
+	// rather than deliver 10 × 1.00 as 9.00 silently.
+	o, out := readOutcome(t, d, text)
+	requireLineCheckRejects(t, out, "Schraube M8")
 	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Mutter M8", "5", "", "2.00", "10.00"},
 		{"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}}, items(o))
 }
@@ -304,11 +327,13 @@ func TestDraftTotalsRepeatedPerPage(t *testing.T) {
 	t.Parallel()
 	text := `Acme Handel GmbH                                Bestellung
 Bestellnummer: 4711
+Datum: 03.02.2025
 Pos  Menge  ME    Bezeichnung                   Preis      Betrag
 1       10  Stk   Schraube M8                    1,00       10,00
                                                  Summe      10,00
 ` + "\f" + `Acme Handel GmbH                                Bestellung
 Bestellnummer: 4711
+Datum: 03.02.2025
 Pos  Menge  ME    Bezeichnung                   Preis      Betrag
 2        4  Stk   Scheibe 8,4                    1,50        6,00
                                                  Summe      16,00
@@ -369,7 +394,10 @@ Zahlungsbedingungen: 30 Tage ohne Abzug
 func TestDraftSAPStyleLayout(t *testing.T) {
 	t.Parallel()
 	d := build(t, sapOrder)
-	o := read(t, d, sapOrder)
+	// The price basis printed under row 30 ("Preisbasis 100 ST") is not
+	// drafted: the line check refuses the order instead of a wrong amount.
+	o, out := readOutcome(t, d, sapOrder)
+	requireLineCheckRejects(t, out, "200-1500")
 	require.Equal(t, "4500123456", o.ID)
 	require.Equal(t, order.Date{Year: 2025, Month: 2, Day: 5}, o.IssueDate)
 	require.Equal(t, order.Totals{NetAmount: "1007.00", GrossAmount: "1198.33"}, o.Totals)
