@@ -55,6 +55,12 @@ func TestCorpusMalformed(t *testing.T) {
 		require.NoError(t, err)
 		engines[EnginePdftotext] = e
 	}
+	// One resident helper serves every hostile file in turn: the pool has
+	// to stay healthy after each (a crash or a kill replaces the helper).
+	res, err := New(Options{Engine: EngineResident, Timeout: 10 * time.Second, Workers: 1, ResidentBin: pdftexttest.ResidentBin(t)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = res.Close() })
+	engines[EngineResident] = res
 	for name, eng := range engines {
 		for _, f := range files {
 			pdf, err := os.ReadFile(f)
