@@ -20,6 +20,7 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -189,7 +190,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 
 	m := mapper{st: w.st, clientID: doc.ClientID}
 	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,
-		Mode: doc.ResultMode})
+		Mode: doc.ResultMode, Area: system.AreaFunc(w.engine, pdf)})
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {
 			return nil, err
