@@ -44,8 +44,12 @@ type goldenCase struct {
 }
 
 // golden measures phase 3b. It is skipped (with a line in the log) when
-// ../shared is absent.
+// ../shared is absent or the run uses generated orders.
 func (h *harness) golden(ctx context.Context) error {
+	if h.opts.Generated {
+		h.logf("golden: skipped (generated orders requested)")
+		return nil
+	}
 	root := filepath.Join(h.repo, "..", "shared", "corpus", "invoice2data")
 	cases, err := loadGoldenCases(root)
 	if err != nil {
