@@ -362,7 +362,7 @@ func (p *helperPool) start(netns bool) (*helper, error) {
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	h := &helper{cmd: cmd, in: inW, outFile: outR, out: bufio.NewReaderSize(outR, 64<<10), dir: dir, done: make(chan struct{})}
-	cmd.Stderr = &h.stderr
+	cmd.Stderr = &capWriter{w: &h.stderr, n: 4 << 10}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -460,7 +460,7 @@ type helper struct {
 	outFile *os.File
 	out     *bufio.Reader
 	dir     string
-	stderr  lockedCapBuffer
+	stderr  bytes.Buffer // the first 4 KiB; read only once the process is reaped
 	docs    int
 
 	done    chan struct{} // closed when the process has been reaped
@@ -496,7 +496,8 @@ func (h *helper) stop() {
 }
 
 // failure describes why the helper stopped answering: its exit status and
-// the end of its stderr, or the read error while it still runs.
+// the start of its stderr (complete once Wait has returned), or the read
+// error while it still runs.
 func (h *helper) failure(readErr error) string {
 	select {
 	case <-h.done:
@@ -604,28 +605,6 @@ func parseResponse(resp []byte, maxOut int64) (*Text, error) {
 		return nil, fmt.Errorf("resident: %w: no pages in range", ErrUnreadable)
 	}
 	return t, nil
-}
-
-// lockedCapBuffer keeps the first 4 KiB a helper writes to stderr; exec's
-// copying goroutine writes while a failing request may read.
-type lockedCapBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedCapBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := 4<<10 - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (b *lockedCapBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // procStat is what recycling reads of a helper: resident set and CPU time.
