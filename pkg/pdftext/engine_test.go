@@ -38,6 +38,12 @@ func textEngines(t *testing.T) map[string]Engine {
 		require.NoError(t, err)
 		engines[EnginePdftotext] = e
 	}
+	if bin := pdftexttest.ResidentBinIfAvailable(t); bin != "" {
+		e, err := New(Options{Engine: EngineResident, Workers: 1, ResidentBin: bin})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = e.Close() })
+		engines[EngineResident] = e
+	}
 	return engines
 }
 

@@ -82,7 +82,7 @@ func (e *residentEngine) Close() error { return e.pool.Close() }
 func (e *residentEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
 	ctx, cancel := withDeadline(ctx, e.opts.Timeout)
 	defer cancel()
-	t, err := e.pool.extract(ctx, pdf, "B 0 0 0 0 0 0", 1)
+	t, err := e.pool.extract(ctx, pdf, "B 0 0 0 0 0 0")
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (e *residentEngine) ExtractRegion(ctx context.Context, pdf []byte, r Region
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	header := fmt.Sprintf("B %d %d %s %s %s %s", r.FirstPage, r.LastPage, f(x), f(y), f(w), f(h))
-	return e.pool.extract(ctx, pdf, header, max(r.FirstPage, 1))
+	return e.pool.extract(ctx, pdf, header)
 }
 
 func hasBlankPage(t *Text) bool {
@@ -148,7 +148,7 @@ type helperPool struct {
 	// netns: 0 not tried yet, 1 helpers get a private network namespace,
 	// -1 the kernel or container refused it (then helpers share ours).
 	netns   int
-	spawned int // helpers started, for tests and metrics
+	spawned int // helpers started (tests)
 
 	// afterWrite, when set (tests only), runs after a request is written,
 	// while the helper works on it.
@@ -191,22 +191,18 @@ func nobodyCredential() *syscall.Credential {
 
 // extract runs one request on a helper under ctx (already carrying the
 // per-document deadline).
-func (p *helperPool) extract(ctx context.Context, pdf []byte, header string, first int) (*Text, error) {
+func (p *helperPool) extract(ctx context.Context, pdf []byte, header string) (*Text, error) {
+	if ctx.Err() != nil {
+		// Not even started: no helper is killed for it.
+		return nil, fmt.Errorf("resident: %w", ctxErr(ctx))
+	}
 	h, err := p.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.request(ctx, header, pdf, p.opts.MaxOutputBytes, p.afterWrite)
-	p.release(h, err == nil)
-	if err != nil {
-		return nil, err
-	}
-	for i := range t.Pages {
-		if t.Pages[i].Number < first {
-			return nil, fmt.Errorf("resident: page %d before the first requested page %d", t.Pages[i].Number, first)
-		}
-	}
-	return t, nil
+	t, reusable, err := h.request(ctx, header, pdf, p.opts.MaxOutputBytes, p.afterWrite)
+	p.release(h, reusable)
+	return t, err
 }
 
 func (p *helperPool) acquire(ctx context.Context) (*helper, error) {
@@ -240,9 +236,9 @@ func (p *helperPool) acquire(ctx context.Context) (*helper, error) {
 	return h, nil
 }
 
-// release returns h to the idle stack, or kills it when its document
-// failed (its state is unknown: it may be dead, mid-answer or poisoned),
-// the pool is closed or it is due for recycling.
+// release returns h to the idle stack, or kills it when it is not
+// reusable (it died, timed out or broke the protocol: its state is
+// unknown), the pool is closed or it is due for recycling.
 func (p *helperPool) release(h *helper, ok bool) {
 	defer func() { <-p.slots }()
 	if ok {
@@ -515,16 +511,17 @@ func (h *helper) failure(readErr error) string {
 }
 
 // request sends one document and reads the answer. A deadline kills the
-// helper (which ends both pipes); any failure leaves the helper unusable
-// and the caller kills it.
-func (h *helper) request(ctx context.Context, header string, pdf []byte, maxOut int64, afterWrite func(context.Context, int)) (*Text, error) {
+// helper (which ends both pipes). reusable is true when the helper answered
+// within the protocol, its verdict on an unreadable document included; any
+// other failure leaves it unusable and the caller kills it.
+func (h *helper) request(ctx context.Context, header string, pdf []byte, maxOut int64, afterWrite func(context.Context, int)) (t *Text, reusable bool, err error) {
 	stop := context.AfterFunc(ctx, h.kill)
 	defer stop()
 	frame := make([]byte, 4, 4+len(header)+1)
 	binary.BigEndian.PutUint32(frame, uint32(len(header)+1+len(pdf)))
 	frame = append(append(frame, header...), '\n')
 	// Two writes: the document is not copied into one buffer with its head.
-	_, err := h.in.Write(frame)
+	_, err = h.in.Write(frame)
 	if err == nil {
 		_, err = h.in.Write(pdf)
 	}
@@ -540,11 +537,11 @@ func (h *helper) request(ctx context.Context, header string, pdf []byte, maxOut 
 	// Past the deadline the helper is being killed, whatever it answered:
 	// the timeout is decided here, not from the answer.
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("resident: %w", ctxErr(ctx))
+		return nil, false, fmt.Errorf("resident: %w", ctxErr(ctx))
 	}
 	if err != nil {
 		// A crash on a document is the document's: poppler died reading it.
-		return nil, fmt.Errorf("resident: %w: helper died: %s", ErrUnreadable, h.failure(err))
+		return nil, false, fmt.Errorf("resident: %w: helper died: %s", ErrUnreadable, h.failure(err))
 	}
 	return parseResponse(resp, maxOut)
 }
@@ -567,44 +564,44 @@ func readFrame(r io.Reader, limit int64) ([]byte, error) {
 }
 
 // parseResponse decodes an answer: 'O' and pages, 'U' unreadable, 'L' too
-// much text.
-func parseResponse(resp []byte, maxOut int64) (*Text, error) {
+// much text. reusable is false for an answer outside the protocol.
+func parseResponse(resp []byte, maxOut int64) (t *Text, reusable bool, err error) {
 	if len(resp) == 0 {
-		return nil, errors.New("resident: empty answer")
+		return nil, false, errors.New("resident: empty answer")
 	}
 	body := resp[1:]
 	switch resp[0] {
 	case 'O':
 	case 'U':
-		return nil, fmt.Errorf("resident: %w: %s", ErrUnreadable, body)
+		return nil, true, fmt.Errorf("resident: %w: %s", ErrUnreadable, body)
 	case 'L':
-		return nil, fmt.Errorf("resident: %w: %w (%s)", ErrUnreadable, errOutputTooLarge, body)
+		return nil, true, fmt.Errorf("resident: %w: %w (%s)", ErrUnreadable, errOutputTooLarge, body)
 	default:
-		return nil, fmt.Errorf("resident: answer with status %q", resp[0])
+		return nil, false, fmt.Errorf("resident: answer with status %q", resp[0])
 	}
-	t := &Text{}
+	t = &Text{}
 	var total int64
 	for len(body) > 0 {
 		if len(body) < 8 {
-			return nil, errors.New("resident: truncated page header")
+			return nil, false, errors.New("resident: truncated page header")
 		}
 		num := binary.BigEndian.Uint32(body)
 		n := binary.BigEndian.Uint32(body[4:])
 		body = body[8:]
 		if uint64(n) > uint64(len(body)) {
-			return nil, errors.New("resident: truncated page text")
+			return nil, false, errors.New("resident: truncated page text")
 		}
 		total += int64(n)
 		if total > maxOut {
-			return nil, fmt.Errorf("resident: %w: %w (%d bytes)", ErrUnreadable, errOutputTooLarge, maxOut)
+			return nil, true, fmt.Errorf("resident: %w: %w (%d bytes)", ErrUnreadable, errOutputTooLarge, maxOut)
 		}
 		t.Pages = append(t.Pages, Page{Number: int(num), Text: string(body[:n]), Engine: EngineResident})
 		body = body[n:]
 	}
 	if len(t.Pages) == 0 {
-		return nil, fmt.Errorf("resident: %w: no pages in range", ErrUnreadable)
+		return nil, true, fmt.Errorf("resident: %w: no pages in range", ErrUnreadable)
 	}
-	return t, nil
+	return t, true, nil
 }
 
 // procStat is what recycling reads of a helper: resident set and CPU time.

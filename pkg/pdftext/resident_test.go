@@ -373,3 +373,22 @@ func TestAutoFallbackShrinksWhenIdle(t *testing.T) {
 			"fallback still open after its idle period")
 	}
 }
+
+// TestResidentUnreadableKeepsHelper: a document poppler rejects is an
+// answer, not a failure of the helper: the same process serves the next.
+func TestResidentUnreadableKeepsHelper(t *testing.T) {
+	t.Parallel()
+	eng := newTestResident(t, Options{Workers: 1})
+	pids := eng.pool.idlePids()
+	require.Len(t, pids, 1)
+	for _, pdf := range [][]byte{nil, []byte("%PDF-1.4\nnot really"), orderPDF()[:200]} {
+		_, err := eng.Extract(t.Context(), pdf)
+		require.ErrorIs(t, err, ErrUnreadable)
+		require.NotContains(t, err.Error(), "helper died")
+	}
+	require.Equal(t, pids, eng.pool.idlePids())
+	got, err := eng.Extract(t.Context(), orderPDF())
+	require.NoError(t, err)
+	require.Contains(t, got.String(), "PO-4711")
+	require.Equal(t, pids, eng.pool.idlePids())
+}
