@@ -141,6 +141,9 @@ type helperPool struct {
 	nobody *syscall.Credential
 	// prlimit is util-linux's prlimit(1), "" when not installed.
 	prlimit string
+	// binDir holds our copy of the helper when bin itself is out of the
+	// helpers' reach; removed on Close.
+	binDir string
 
 	mu     sync.Mutex
 	idle   []*helper
@@ -164,14 +167,67 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 	}
 	if os.Geteuid() == 0 {
 		p.nobody = nobodyCredential()
+		if !othersCanExec(bin) {
+			// A checkout under /root: nobody cannot reach the binary.
+			// Run a copy from a root-owned directory others may only
+			// traverse (no one else can swap the file).
+			dir, copied, err := copyExecutable(bin)
+			if err != nil {
+				return nil, err
+			}
+			p.bin, p.binDir = copied, dir
+		}
 	}
 	p.prlimit, _ = exec.LookPath("prlimit")
 	h, err := p.spawn()
 	if err != nil {
+		if p.binDir != "" {
+			os.RemoveAll(p.binDir)
+		}
 		return nil, err
 	}
 	p.idle = append(p.idle, h)
 	return p, nil
+}
+
+// othersCanExec reports whether a user other than the owner and group can
+// execute path: it and every directory above it carry the "others" x bit.
+func othersCanExec(path string) bool {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for p := path; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
+}
+
+// copyExecutable copies bin into a new directory (0711) as a 0755 file.
+func copyExecutable(bin string) (dir, copied string, err error) {
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return "", "", fmt.Errorf("resident: read %s: %w", bin, err)
+	}
+	dir, err = os.MkdirTemp("", "pdftext-resident-bin-*")
+	if err != nil {
+		return "", "", fmt.Errorf("resident: copy helper: %w", err)
+	}
+	copied = filepath.Join(dir, ResidentBinary)
+	err = os.Chmod(dir, 0o711)
+	if err == nil {
+		err = os.WriteFile(copied, data, 0o755)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("resident: copy helper: %w", err)
+	}
+	return dir, copied, nil
 }
 
 // nobodyCredential is the unprivileged account helpers run as under root:
@@ -434,6 +490,11 @@ func (p *helperPool) Close() error {
 	p.mu.Unlock()
 	for _, h := range idle {
 		h.stop()
+	}
+	if p.binDir != "" {
+		// Helpers still working keep their executable open; unlinking it
+		// does not disturb them.
+		return os.RemoveAll(p.binDir)
 	}
 	return nil
 }

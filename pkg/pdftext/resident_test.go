@@ -392,3 +392,31 @@ func TestResidentUnreadableKeepsHelper(t *testing.T) {
 	require.Contains(t, got.String(), "PO-4711")
 	require.Equal(t, pids, eng.pool.idlePids())
 }
+
+// TestResidentBinaryOutOfReach: under root, a helper binary nobody cannot
+// reach (a checkout under /root) runs from a private copy.
+func TestResidentBinaryOutOfReach(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("helpers change uid only under root")
+	}
+	src, err := os.ReadFile(pdftexttest.ResidentBin(t))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o700))
+	bin := filepath.Join(dir, ResidentBinary)
+	require.NoError(t, os.WriteFile(bin, src, 0o755))
+	require.False(t, othersCanExec(bin))
+
+	e, err := newResident(Options{Workers: 1, ResidentBin: bin}.withDefaults(), nil)
+	require.NoError(t, err)
+	copyDir := e.pool.binDir
+	require.NotEmpty(t, copyDir)
+	require.True(t, othersCanExec(e.pool.bin))
+	got, err := e.Extract(t.Context(), orderPDF())
+	require.NoError(t, err)
+	require.Contains(t, got.String(), "PO-4711")
+	require.NoError(t, e.Close())
+	_, err = os.Stat(copyDir)
+	require.True(t, os.IsNotExist(err), "copy removed on Close")
+}
