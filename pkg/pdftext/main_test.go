@@ -4,13 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	pdftexttest.CleanupResident()
 	if pdfiumEng != nil {
 		_ = pdfiumEng.Close()
 	}

@@ -179,6 +179,7 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 		}
 	}
 	p.prlimit, _ = exec.LookPath("prlimit")
+	removeStaleDirs()
 	h, err := p.spawn()
 	if err != nil {
 		if p.binDir != "" {
@@ -359,9 +360,30 @@ func (p *helperPool) spawn() (*helper, error) {
 	return h, nil
 }
 
+// privateDirPrefix names helpers' directories after the process that owns
+// them, so that the directories of a process killed with its helpers (kill
+// -9 leaves no one to remove them) can be found and removed later.
+func privateDirPrefix(pid int) string { return fmt.Sprintf("pdftext-resident-p%d-", pid) }
+
+// removeStaleDirs removes the helper directories of processes that no
+// longer exist. os.Remove only removes empty directories, and helpers
+// cannot write files (RLIMIT_FSIZE 0), so nothing else can be lost.
+func removeStaleDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "pdftext-resident-p*-*"))
+	for _, d := range dirs {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "pdftext-resident-p%d-", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, os.ErrNotExist) {
+			_ = os.Remove(d)
+		}
+	}
+}
+
 // start creates the private directory and starts one helper in it.
 func (p *helperPool) start(netns bool) (*helper, error) {
-	dir, err := os.MkdirTemp("", "pdftext-resident-*")
+	dir, err := os.MkdirTemp("", privateDirPrefix(os.Getpid())+"*")
 	if err != nil {
 		return nil, fmt.Errorf("resident: private dir: %w", err)
 	}

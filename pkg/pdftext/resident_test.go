@@ -420,3 +420,22 @@ func TestResidentBinaryOutOfReach(t *testing.T) {
 	_, err = os.Stat(copyDir)
 	require.True(t, os.IsNotExist(err), "copy removed on Close")
 }
+
+// TestResidentRemovesStaleDirs: the private directories a killed process
+// left behind are removed when a pool starts; live owners' stay.
+func TestResidentRemovesStaleDirs(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	dead := cmd.Process.Pid // reaped: no such process any more
+	stale, err := os.MkdirTemp("", privateDirPrefix(dead)+"*")
+	require.NoError(t, err)
+	live, err := os.MkdirTemp("", privateDirPrefix(os.Getpid())+"*")
+	require.NoError(t, err)
+	defer os.Remove(live)
+	newTestResident(t, Options{Workers: 1})
+	_, err = os.Stat(stale)
+	require.True(t, os.IsNotExist(err), "stale dir %s kept", stale)
+	_, err = os.Stat(live)
+	require.NoError(t, err)
+}

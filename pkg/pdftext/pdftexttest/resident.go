@@ -1,11 +1,14 @@
 package pdftexttest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/repotest"
@@ -14,15 +17,15 @@ import (
 var (
 	residentOnce sync.Once
 	residentBin  string
-	residentDir  string
 	residentErr  string
 )
 
 // ResidentBin returns the pdftext-resident helper for tests: the one named
-// by INTAKE_PDF_RESIDENT_BIN (make test passes bin/'s), else one built once
-// per test binary with g++ and pkg-config poppler-cpp from the source in
-// pkg/pdftext/resident. Without that toolchain the test is skipped, or
-// failed under CI=true. Call CleanupResident from TestMain.
+// by INTAKE_PDF_RESIDENT_BIN (make test passes bin/'s), else one built with
+// g++ and pkg-config poppler-cpp from the source in pkg/pdftext/resident
+// into a cache directory under the system temp dir, keyed by the source and
+// flags, so packages and runs share one build. Without that toolchain the
+// test is skipped, or failed under CI=true.
 func ResidentBin(t testing.TB) string {
 	t.Helper()
 	bin, problem := findResidentBin(t)
@@ -50,42 +53,66 @@ func findResidentBin(t testing.TB) (string, string) {
 		return p, ""
 	}
 	src := filepath.Join(repotest.Root(t), "pkg", "pdftext", "resident", "pdftext-resident.cpp")
-	residentOnce.Do(func() { residentBin, residentDir, residentErr = buildResident(src) })
+	residentOnce.Do(func() { residentBin, residentErr = buildResident(src) })
 	if residentErr != "" && os.Getenv("CI") == "true" {
 		t.Fatalf("pdftext-resident: %s", residentErr)
 	}
 	return residentBin, residentErr
 }
 
-func buildResident(src string) (bin, dir, problem string) {
+func buildResident(src string) (bin, problem string) {
 	for _, tool := range []string{"g++", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return "", "", tool + " not installed"
+			return "", tool + " not installed"
 		}
 	}
-	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "poppler-cpp").Output()
+	out, err := exec.Command("pkg-config", "--cflags", "--libs", "poppler-cpp").Output()
 	if err != nil {
-		return "", "", "pkg-config poppler-cpp: libpoppler-cpp-dev not installed"
+		return "", "pkg-config poppler-cpp: libpoppler-cpp-dev not installed"
 	}
-	dir, err = os.MkdirTemp("", "pdftext-resident-bin-*")
+	flags := strings.Fields(string(out))
+	code, err := os.ReadFile(src)
 	if err != nil {
-		return "", "", err.Error()
+		return "", err.Error()
+	}
+	sum := sha256.Sum256(append(code, strings.Join(flags, " ")...))
+	dir := filepath.Join(os.TempDir(), "docintake-pdftext-resident-"+hex.EncodeToString(sum[:8]))
+	bin = filepath.Join(dir, "pdftext-resident")
+	if ours(dir) && ours(bin) {
+		return bin, ""
+	}
+	tmp, err := os.MkdirTemp("", "docintake-pdftext-resident-build-*")
+	if err != nil {
+		return "", err.Error()
 	}
 	// Readable and executable by everyone: helpers run as nobody under root.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", dir, err.Error()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err.Error()
 	}
-	bin = filepath.Join(dir, "pdftext-resident")
-	args := append([]string{"-O2", "-std=c++17", "-o", bin, src}, strings.Fields(string(flags))...)
+	args := append([]string{"-O2", "-std=c++17", "-o", filepath.Join(tmp, "pdftext-resident"), src}, flags...)
 	if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
-		return "", dir, "g++: " + err.Error() + ": " + string(out)
+		os.RemoveAll(tmp)
+		return "", "g++: " + err.Error() + ": " + string(out)
 	}
-	return bin, dir, ""
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another test binary built it first, or the name is taken by a
+		// directory that is not ours: use it only in the first case.
+		if ours(dir) && ours(bin) {
+			os.RemoveAll(tmp)
+			return bin, ""
+		}
+		return filepath.Join(tmp, "pdftext-resident"), ""
+	}
+	return bin, ""
 }
 
-// CleanupResident removes a helper ResidentBin built.
-func CleanupResident() {
-	if residentDir != "" {
-		os.RemoveAll(residentDir)
+// ours reports whether path is owned by us and writable by no one else: a
+// file in the shared temp dir that another user cannot have planted.
+func ours(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 || fi.Mode().Perm()&0o022 != 0 {
+		return false
 	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }
