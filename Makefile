@@ -23,6 +23,31 @@ build: ## build bin/ingest bin/processor bin/dispatcher bin/standalone bin/intak
 	@for s in $(SERVICES); do \
 		(cd services/$$s && go build -trimpath -o ../../$(BIN)/$$s ./cmd/$$s) || exit 1; \
 	done
+	@$(MAKE) --no-print-directory resident
+
+# bin/pdftext-resident: the resident text engine's helper (C++ against
+# libpoppler-cpp, pkg/pdftext/resident). g++, libpoppler-cpp-dev and
+# pkg-config are installed when missing and we are root on Debian; elsewhere
+# the helper is skipped with a message (auto then uses pdftotext), except
+# under CI=true, where that is an error.
+RESIDENT_SRC := pkg/pdftext/resident/pdftext-resident.cpp
+.PHONY: resident
+resident: $(BIN)/pdftext-resident
+$(BIN)/pdftext-resident: $(RESIDENT_SRC)
+	@mkdir -p $(BIN)
+	@if ! command -v g++ >/dev/null || ! pkg-config --exists poppler-cpp 2>/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "make: installing g++ libpoppler-cpp-dev pkg-config (resident text engine)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ libpoppler-cpp-dev pkg-config >/dev/null; \
+		fi; \
+	fi
+	@if command -v g++ >/dev/null && pkg-config --exists poppler-cpp 2>/dev/null; then \
+		g++ -O2 -std=c++17 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs poppler-cpp); \
+	elif [ "$$CI" = true ]; then \
+		echo "make: cannot build $@: install g++ libpoppler-cpp-dev pkg-config"; exit 1; \
+	else \
+		echo "make: skipping $@ (install g++ libpoppler-cpp-dev pkg-config); the auto engine uses pdftotext"; \
+	fi
 
 # make run: the whole system in one process on this machine. PostgreSQL comes
 # from INTAKE_DATABASE_URL, or a private cluster under INTAKE_DATA_DIR started
@@ -51,9 +76,10 @@ run: build
 test:
 	@. deploy/dev/testenv.sh || exit 1; \
 	$(MAKE) --no-print-directory tools build || exit 1; \
-	failed=""; for m in $(MODULES); do \
+	failed=""; resident=""; [ -x $(BIN)/pdftext-resident ] && resident=$(CURDIR)/$(BIN)/pdftext-resident; \
+	for m in $(MODULES); do \
 		echo "== go test $$m"; \
-		(cd $$m && INTAKE_CHAOS_BIN=$(CURDIR)/$(BIN) go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+		(cd $$m && INTAKE_CHAOS_BIN=$(CURDIR)/$(BIN) INTAKE_PDF_RESIDENT_BIN=$$resident go test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
 	done; \
 	echo "== fuzz: every target for $(CI_FUZZTIME)"; \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME) || failed="$$failed fuzz"; \

@@ -36,6 +36,9 @@ type Config struct {
 	PDFEngine  string
 	PDFTimeout time.Duration
 	PDFWorkers int
+	// PDFResidentBin is the resident engine's helper; empty: next to the
+	// executable, then PATH.
+	PDFResidentBin string
 
 	EmbeddedMaxCount int
 	EmbeddedMaxBytes int64
@@ -172,9 +175,10 @@ var Vars = []Var{
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
-	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (pdftotext if installed, else pdfium), pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
+	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (resident if its helper runs, else pdftotext if installed, else pdfium), resident, pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
-	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
+	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool and resident helpers (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
+	{"INTAKE_PDF_RESIDENT_BIN", "", "The resident engine's helper (pdftext-resident, built by make build into bin/); empty: next to the running executable, then PATH.", str(func(c *Config) *string { return &c.PDFResidentBin })},
 	{"INTAKE_EMBEDDED_MAX_COUNT", "16", "PDF attachments read per document when looking for an embedded Order-X/UBL/Factur-X document; later ones are ignored.", integer(func(c *Config) *int { return &c.EmbeddedMaxCount })},
 	{"INTAKE_EMBEDDED_MAX_BYTES", "10485760", "Largest PDF attachment read (10 MiB); larger ones are ignored.", byteSize(func(c *Config) *int64 { return &c.EmbeddedMaxBytes })},
 	{"INTAKE_EMBEDDED_TIMEOUT", "10s", "Deadline for listing and reading one PDF's attachments.", duration(func(c *Config) *time.Duration { return &c.EmbeddedTimeout })},
@@ -228,9 +232,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("INTAKE_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
 	}
 	switch c.PDFEngine {
-	case "auto", "pdftotext", "pdfium", "ocr":
+	case "auto", "resident", "pdftotext", "pdfium", "ocr":
 	default:
-		return fmt.Errorf("INTAKE_PDF_ENGINE %q must be auto, pdftotext, pdfium or ocr", c.PDFEngine)
+		return fmt.Errorf("INTAKE_PDF_ENGINE %q must be auto, resident, pdftotext, pdfium or ocr", c.PDFEngine)
 	}
 	if c.S3.Endpoint != "" && c.S3.Bucket == "" {
 		return fmt.Errorf("INTAKE_S3_BUCKET is required with INTAKE_S3_ENDPOINT")

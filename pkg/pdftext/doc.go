@@ -2,8 +2,16 @@
 // `pdftotext -layout` prints it, because that is the layout invoice2data
 // templates are written against.
 //
-// Three engines sit behind one Engine interface:
+// Four engines sit behind one Engine interface:
 //
+//   - resident: long-lived pdftext-resident helpers (C++ against
+//     libpoppler-cpp, source in ./resident, built by make build) that read
+//     one PDF after another from a pipe and answer with the text of
+//     `pdftotext -layout`, without an exec per document. Each helper is
+//     sandboxed once at spawn (rlimits, empty environment, private
+//     directory, nobody under root, own network namespace where allowed),
+//     killed and replaced on the per-document deadline, and recycled after
+//     N documents or above an RSS limit.
 //   - pdftotext (poppler-utils) as a sandboxed subprocess: private input
 //     file, deadline with process-group kill, address-space and CPU limits
 //     via prlimit, capped output. The default where installed.
@@ -14,8 +22,12 @@
 //   - OCR with tesseract for pages without characters that hold an image,
 //     or for every page with Options.Engine "ocr".
 //
-// "auto" uses pdftotext when installed, otherwise pdfium, and retries a
-// document the first engine could not read with the other one.
+// "auto" uses the resident helper when it runs here, else pdftotext when
+// installed, otherwise pdfium, and retries a document the first engine
+// could not read with pdfium (closed again when idle).
+//
+// ExtractRegion crops like invoice2data's area option (pdftotext -f -l -r
+// -x -y -W -H): see Region.
 //
 // # Usage
 //

@@ -38,6 +38,12 @@ func textEngines(t *testing.T) map[string]Engine {
 		require.NoError(t, err)
 		engines[EnginePdftotext] = e
 	}
+	if bin := pdftexttest.ResidentBinIfAvailable(t); bin != "" {
+		e, err := New(Options{Engine: EngineResident, Workers: 1, ResidentBin: bin})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = e.Close() })
+		engines[EngineResident] = e
+	}
 	return engines
 }
 
@@ -160,6 +166,9 @@ type fakeEngine struct {
 
 func (f *fakeEngine) Name() string { return "fake" }
 func (f *fakeEngine) Close() error { return nil }
+func (f *fakeEngine) ExtractRegion(ctx context.Context, pdf []byte, _ Region) (*Text, error) {
+	return f.Extract(ctx, pdf)
+}
 func (f *fakeEngine) Extract(context.Context, []byte) (*Text, error) {
 	f.calls++
 	if f.err != nil {
@@ -195,10 +204,10 @@ func TestAutoFallback(t *testing.T) {
 		require.ErrorIs(t, err, ErrUnreadable)
 		require.ErrorContains(t, err, "pdfium broke")
 	})
-	t.Run("auto uses pdftotext when installed", func(t *testing.T) {
+	t.Run("auto uses pdftotext when installed and the resident helper is not", func(t *testing.T) {
 		t.Parallel()
 		requireTool(t, "pdftotext")
-		eng, err := New(Options{})
+		eng, err := New(Options{ResidentBin: filepath.Join(t.TempDir(), ResidentBinary)})
 		require.NoError(t, err)
 		defer eng.Close()
 		got, err := eng.Extract(t.Context(), orderPDF())
@@ -281,10 +290,11 @@ func TestPrivateDirPermissions(t *testing.T) {
 func TestAutoFallbackIsOneInstance(t *testing.T) {
 	t.Parallel()
 	requireTool(t, "pdftotext")
-	e, err := New(Options{Engine: EngineAuto, Workers: 4})
+	e, err := New(Options{Engine: EngineAuto, Workers: 4, ResidentBin: filepath.Join(t.TempDir(), ResidentBinary)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
-	fb, err := e.(*autoEngine).pdfium()
+	fb, err := e.(*autoEngine).acquireFallback()
 	require.NoError(t, err)
+	e.(*autoEngine).releaseFallback()
 	require.Equal(t, 1, fb.(*pdfiumEngine).opts.Workers)
 }

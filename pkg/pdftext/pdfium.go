@@ -138,6 +138,23 @@ type pdfiumResult struct {
 }
 
 func (e *pdfiumEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
+	return e.do(ctx, pdf, nil)
+}
+
+// ExtractRegion keeps, on the region's pages, the characters pdftotext keeps
+// for the same -x -y -W -H: those whose origin lies in the rectangle (a
+// character starting left of it counts when it reaches into it), and lays
+// them out as Extract does.
+func (e *pdfiumEngine) ExtractRegion(ctx context.Context, pdf []byte, r Region) (*Text, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	return e.do(ctx, pdf, &r)
+}
+
+// do runs one extraction (of the region when r is set) on a pooled
+// instance under the per-document deadline.
+func (e *pdfiumEngine) do(ctx context.Context, pdf []byte, r *Region) (*Text, error) {
 	ctx, cancel := withDeadline(ctx, e.opts.Timeout)
 	defer cancel()
 	inst, err := e.pool.GetInstanceWithContext(ctx)
@@ -154,31 +171,31 @@ func (e *pdfiumEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
 	}
 	done := make(chan pdfiumResult, 1)
 	go func() {
-		var r pdfiumResult
+		var res pdfiumResult
 		defer func() {
 			if p := recover(); p != nil {
-				r = pdfiumResult{err: fmt.Errorf("pdfium: %w: panic: %v", ErrUnreadable, p)}
+				res = pdfiumResult{err: fmt.Errorf("pdfium: %w: panic: %v", ErrUnreadable, p)}
 			}
-			done <- r
+			done <- res
 		}()
-		t, err := e.extract(ctx, api, pdf)
-		r = pdfiumResult{text: t, err: err}
+		t, err := e.extract(ctx, api, pdf, r)
+		res = pdfiumResult{text: t, err: err}
 	}()
 	select {
-	case r := <-done:
-		if r.err != nil || ctx.Err() != nil {
+	case res := <-done:
+		if res.err != nil || ctx.Err() != nil {
 			// A failed call may leave PDFium's heap in any state: never
 			// reuse the instance.
 			_ = inst.Kill()
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("pdfium: %w", ctxErr(ctx))
 			}
-			return nil, r.err
+			return nil, res.err
 		}
 		if err := inst.Close(); err != nil {
 			return nil, fmt.Errorf("pdfium: release instance: %w", err)
 		}
-		return r.text, nil
+		return res.text, nil
 	case <-ctx.Done():
 		// Kill cancels the worker context; with WithCloseOnContextDone the
 		// running wasm call stops at once. That call may well return no
@@ -202,7 +219,7 @@ func unreadable(op string, err error) error {
 	return fmt.Errorf("pdfium: %s: %w: %w", op, ErrUnreadable, err)
 }
 
-func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte) (*Text, error) {
+func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte, r *Region) (*Text, error) {
 	doc, err := api.OpenDocument(&requests.OpenDocument{File: &pdf})
 	if err != nil {
 		return nil, unreadable("open", err)
@@ -223,11 +240,18 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte) (
 			os.RemoveAll(dir)
 		}
 	}()
-	for i := 0; i < count.PageCount; i++ {
+	first, last := 0, count.PageCount-1
+	if r != nil {
+		first = max(r.FirstPage, 1) - 1
+		if r.LastPage > 0 {
+			last = min(r.LastPage, count.PageCount) - 1
+		}
+	}
+	for i := first; i <= last; i++ {
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		page, err := e.page(ctx, api, doc.Document, i, &dir)
+		page, err := e.page(ctx, api, doc.Document, i, &dir, r)
 		if err != nil {
 			return nil, err
 		}
@@ -240,9 +264,10 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte) (
 	return t, nil
 }
 
-// page extracts page i (0-based). Pages without characters that contain an
-// image are rendered and OCRed when OCR is on.
-func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string) (Page, error) {
+// page extracts page i (0-based), cut to r's rectangle when r crops. Pages
+// without characters that contain an image are rendered and OCRed when OCR
+// is on (whole pages only: a crop of a scanned page is the OCR engine's).
+func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string, r *Region) (Page, error) {
 	lp, err := api.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
 		return Page{}, unreadable(fmt.Sprintf("load page %d", i+1), err)
@@ -260,8 +285,11 @@ func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.F
 	if bb, err := api.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: ref}); err == nil {
 		clip = box{float64(bb.Rect.Left), float64(bb.Rect.Bottom), float64(bb.Rect.Right), float64(bb.Rect.Top)}
 	}
+	if r != nil && r.cropped() {
+		chars = cropChars(chars, *r, clip.top)
+	}
 	text := layoutPage(chars, clip)
-	if strings.TrimSpace(text) != "" || e.ocr == nil || !hasImage(api, ref) {
+	if strings.TrimSpace(text) != "" || e.ocr == nil || (r != nil && r.cropped()) || !hasImage(api, ref) {
 		return Page{Number: i + 1, Text: text, Engine: EnginePdfium}, nil
 	}
 	img, err := renderPNG(api, ref)
@@ -280,6 +308,32 @@ func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.F
 		return Page{}, fmt.Errorf("pdfium ocr page %d: %w", i+1, err)
 	}
 	return Page{Number: i + 1, Text: ocrText, Engine: EngineOCR}, nil
+}
+
+// cropChars keeps the characters pdftotext keeps for the crop r on a page
+// whose top edge is pageTop (PDF coordinates, y up): the origin at most at
+// the right and bottom edges and not above the top edge, the character
+// reaching the left edge. Characters without a box (generated spaces) stay:
+// they only mark word breaks.
+func cropChars(chars []glyph, r Region, pageTop float64) []glyph {
+	x, y, w, h := r.points()
+	left, right := x, x+w
+	top, bottom := pageTop-y, pageTop-y-h
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	out := chars[:0:0]
+	for _, c := range chars {
+		if c.height() <= 0 {
+			out = append(out, c)
+			continue
+		}
+		if c.x > right || c.x+c.width() < left || c.y > top || c.y < bottom {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // pageChars reads every character of a page with its origin and loose box.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -29,28 +30,61 @@ func (e *pdftotextEngine) Name() string { return EnginePdftotext }
 func (e *pdftotextEngine) Close() error { return nil }
 
 func (e *pdftotextEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
-	return withInput(ctx, e.opts.Timeout, pdf, e.extract)
+	return withInput(ctx, e.opts.Timeout, pdf, func(ctx context.Context, dir, file string) (*Text, error) {
+		t, err := e.run(ctx, dir, []string{"-layout", "-enc", "UTF-8", file, "-"}, 1)
+		if err != nil {
+			return nil, err
+		}
+		if err := ocrBlankPages(ctx, e.ocr, dir, file, t); err != nil {
+			return nil, err
+		}
+		return t, nil
+	})
 }
 
-func (e *pdftotextEngine) extract(ctx context.Context, dir, file string) (*Text, error) {
-	out, err := e.sb.run(ctx, dir, e.bin, []string{"-layout", "-enc", "UTF-8", file, "-"}, nil)
+// ExtractRegion runs pdftotext with the crop options exactly as
+// invoice2data's area does: -f -l -r -x -y -W -H.
+func (e *pdftotextEngine) ExtractRegion(ctx context.Context, pdf []byte, r Region) (*Text, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	first := max(r.FirstPage, 1)
+	return withInput(ctx, e.opts.Timeout, pdf, func(ctx context.Context, dir, file string) (*Text, error) {
+		args := []string{"-layout", "-enc", "UTF-8",
+			"-f", strconv.Itoa(first), "-l", strconv.Itoa(r.LastPage), "-r", strconv.Itoa(r.dpi()),
+			"-x", strconv.Itoa(r.X), "-y", strconv.Itoa(r.Y), "-W", strconv.Itoa(r.W), "-H", strconv.Itoa(r.H),
+			file, "-"}
+		return e.run(ctx, dir, args, first)
+	})
+}
+
+func (e *pdftotextEngine) run(ctx context.Context, dir string, args []string, first int) (*Text, error) {
+	out, err := e.sb.run(ctx, dir, e.bin, args, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pdftotext: %w", err)
 	}
-	t := &Text{Pages: splitPages(string(out), EnginePdftotext)}
-	if e.ocr != nil {
-		for i := range t.Pages {
-			if strings.TrimSpace(t.Pages[i].Text) != "" {
-				continue
-			}
-			text, ok, err := e.ocr.popplerPage(ctx, dir, file, i+1)
-			if err != nil {
-				return nil, fmt.Errorf("ocr page %d: %w", i+1, err)
-			}
-			if ok {
-				t.Pages[i] = Page{Number: i + 1, Text: text, Engine: EngineOCR}
-			}
+	return &Text{Pages: splitPages(string(out), EnginePdftotext, first)}, nil
+}
+
+// ocrBlankPages OCRs the pages of t without text that hold an image, for
+// the engines built on poppler; file is the document in the private
+// directory dir. ocr nil means OCR is off.
+func ocrBlankPages(ctx context.Context, ocr *ocrRunner, dir, file string, t *Text) error {
+	if ocr == nil {
+		return nil
+	}
+	for i := range t.Pages {
+		if strings.TrimSpace(t.Pages[i].Text) != "" {
+			continue
+		}
+		n := t.Pages[i].Number
+		text, ok, err := ocr.popplerPage(ctx, dir, file, n)
+		if err != nil {
+			return fmt.Errorf("ocr page %d: %w", n, err)
+		}
+		if ok {
+			t.Pages[i] = Page{Number: n, Text: text, Engine: EngineOCR}
 		}
 	}
-	return t, nil
+	return nil
 }

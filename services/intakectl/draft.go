@@ -43,7 +43,7 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 	}()
 	samples := make([]draft.Sample, 0, len(files))
 	for _, f := range files {
-		text, _, err := readText(ctx, f, &eng, opts)
+		text, _, _, err := readText(ctx, f, &eng, opts)
 		if err != nil {
 			return fail(env, "templates draft: %s: %v", f, err)
 		}

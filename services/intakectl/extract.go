@@ -12,9 +12,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -47,7 +49,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	fs.Var(&dirs, "templates", "template directory (repeatable)")
 	name := fs.String("template", "", "use this template (by docintake name)")
 	party := fs.String("party-id", "", "use the template of this party id")
-	engine := fs.String("engine", "auto", "text engine: auto, pdfium, pdftotext, ocr")
+	engine := fs.String("engine", "auto", "text engine: auto, resident, pdfium, pdftotext, ocr")
 	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
 	mode := fs.String("result-mode", "", "result mode: no_items")
 	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
@@ -57,7 +59,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		return 2
 	}
 	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
-		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|pdfium|pdftotext|ocr] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|resident|pdfium|pdftotext|ocr] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
 		return 2
 	}
 	if *name != "" && *party != "" {
@@ -97,7 +99,13 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "intakectl extract: warning: %s\n", w)
 		}
 	}
-	opts := pdftext.DefaultOptions()
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	// One engine for the whole run: the resident helpers stay warm from
+	// file to file, as in the processor.
+	opts := system.PDFOptions(cfg)
 	opts.Engine = *engine
 	var eng pdftext.Engine // opened on the first PDF: .txt inputs need none
 	defer func() {
@@ -114,7 +122,8 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		run, engines, err := structuredRun(ctx, env, f, set, ropts, *output)
 		if run == nil && err == nil {
 			var text string
-			text, engines, err = readText(ctx, f, &eng, opts)
+			var pdf []byte
+			text, pdf, engines, err = readText(ctx, f, &eng, opts)
 			if err != nil {
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
 				code = max(code, exitError)
@@ -124,6 +133,9 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			if *output == "text" {
 				fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
 				continue
+			}
+			if pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
+				ropts.Area = system.AreaFunc(eng, pdf)
 			}
 			run, err = set.Run(ctx, text, ropts)
 		}
@@ -274,27 +286,27 @@ func line(w io.Writer, status string, o *template.Outcome) {
 }
 
 // readText returns a file's text: .txt files as they are (as invoice2data
-// does), PDFs through the engine.
-func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []string, error) {
+// does), PDFs through the engine, with the PDF's bytes (nil for .txt).
+func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []byte, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
-		return string(data), []string{"text file"}, nil
+		return string(data), nil, []string{"text file"}, nil
 	}
 	if *eng == nil {
 		e, err := pdftext.New(opts)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		*eng = e
 	}
 	t, err := (*eng).Extract(ctx, data)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return t.String(), t.Engines(), nil
+	return t.String(), data, t.Engines(), nil
 }
 
 func runTemplates(ctx context.Context, args []string, env Env) int {

@@ -362,3 +362,26 @@ func TestExtractValueErrorReported(t *testing.T) {
 	require.Empty(t, r.stdout)
 	require.Contains(t, r.stderr, `"0,12" does not fit`)
 }
+
+// TestExtractArea: a template field's area crops the PDF through every
+// engine. invoice2data's Netpresse template reads its date from an area
+// (the whole text holds two dates); with the crop the output is the
+// golden JSON of invoice2data's test suite.
+func TestExtractArea(t *testing.T) {
+	t.Parallel()
+	compare := sharedDir(t, "corpus", "invoice2data", "tests", "compare")
+	tpl, err := os.ReadFile(filepath.Join(sharedDir(t, "corpus", "invoice2data", "templates"), "fr", "fr.publicationannoncelegale.yml"))
+	require.NoError(t, err)
+	dir := fixture(t, map[string][]byte{"templates/fr.publicationannoncelegale.yml": tpl})
+	want, err := os.ReadFile(filepath.Join(compare, "NetpresseInvoice.json"))
+	require.NoError(t, err)
+	env := map[string]string{"INTAKE_PDF_RESIDENT_BIN": pdftexttest.ResidentBin(t)}
+	for _, engine := range []string{"pdftotext", "resident", "pdfium", "auto"} {
+		var out, errb bytes.Buffer
+		code := intakectl.Main(t.Context(), []string{"extract", "--templates", filepath.Join(dir, "templates"),
+			"--engine", engine, "--output", "json", filepath.Join(compare, "NetpresseInvoice.pdf")},
+			intakectl.Env{Getenv: func(k string) string { return env[k] }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		require.Equal(t, 0, code, "%s: %s", engine, errb.String())
+		require.JSONEq(t, string(want), out.String(), engine)
+	}
+}

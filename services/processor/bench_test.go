@@ -45,7 +45,15 @@ func BenchmarkProcessor(b *testing.B) {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func benchProcessor(b *testing.B, procs, n int, pdf []byte, template, kind string) {
-	bd := setup(b, map[string]string{"INTAKE_LOG_LEVEL": "warn", "INTAKE_PROCESSOR_CONCURRENCY": "0"})
+	env := map[string]string{"INTAKE_LOG_LEVEL": "warn", "INTAKE_PROCESSOR_CONCURRENCY": "0"}
+	// The engine under test (the tests pin pdftotext): e.g.
+	// INTAKE_PDF_ENGINE=resident INTAKE_PDF_RESIDENT_BIN=$PWD/bin/pdftext-resident.
+	for _, k := range []string{"INTAKE_PDF_ENGINE", "INTAKE_PDF_RESIDENT_BIN"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	bd := setup(b, env)
 	bd.addArticles()
 	children := make([]*child, procs)
 	for i := range children {
@@ -124,6 +132,10 @@ func benchProcessor(b *testing.B, procs, n int, pdf []byte, template, kind strin
 		kb := peakRSSKiB(c.cmd.Process.Pid)
 		rss = append(rss, fmt.Sprintf("proc%d %.0f MiB", i+1, float64(kb)/1024))
 		b.ReportMetric(float64(kb)/1024, fmt.Sprintf("MiB-peak-rss-proc%d", i+1))
+		// The resident engine's helpers are the processor's children.
+		if n, kb := childrenRSSKiB(c.cmd.Process.Pid); n > 0 {
+			rss = append(rss, fmt.Sprintf("its %d resident helpers %.0f MiB", n, float64(kb)/1024))
+		}
 	}
 	b.ReportMetric(perSec, "docs/s")
 	b.ReportMetric(float64(pct(0.50).Milliseconds()), "p50-ms")
@@ -131,6 +143,32 @@ func benchProcessor(b *testing.B, procs, n int, pdf []byte, template, kind strin
 	fmt.Printf("processor bench: %d × %s, %d process(es) × concurrency %d (GOMAXPROCS): %.1f docs/s, upload→processed p50 %s p99 %s, peak RSS %s [%s]\n",
 		n, kind, procs, cmp.Or(bd.cfg.ProcessorConcurrency, 1), perSec, pct(0.50).Round(time.Millisecond),
 		pct(0.99).Round(time.Millisecond), strings.Join(rss, ", "), strings.Join(states, " "))
+}
+
+// childrenRSSKiB sums the current resident set (VmRSS) of pid's children.
+func childrenRSSKiB(pid int) (n, kb int) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		var ppid, rss int
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 {
+				switch f[0] {
+				case "PPid:":
+					ppid, _ = strconv.Atoi(f[1])
+				case "VmRSS:":
+					rss, _ = strconv.Atoi(f[1])
+				}
+			}
+		}
+		if ppid == pid {
+			n, kb = n+1, kb+rss
+		}
+	}
+	return n, kb
 }
 
 // peakRSSKiB reads a process's peak resident set (VmHWM) from /proc; 0

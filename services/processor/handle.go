@@ -21,6 +21,7 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -180,7 +181,8 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 		return nil, err
 	}
 	m := mapper{st: w.st, clientID: doc.ClientID}
-	opts := template.RunOptions{Template: doc.Template, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt}
+	opts := template.RunOptions{Template: doc.Template, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
+		Area: system.AreaFunc(w.engine, pdf)}
 	// A business document attached to the PDF wins over its printed text.
 	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), doc, pdf, opts)
 	if run == nil && err == nil {

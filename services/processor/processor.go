@@ -62,9 +62,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	qcfg := system.QueueConfig(cfg)
 	engine := d.Engine
 	if engine == nil {
-		opts := pdftext.DefaultOptions()
-		opts.Engine, opts.Timeout, opts.Workers = cfg.PDFEngine, cfg.PDFTimeout, cfg.PDFWorkers
-		e, err := pdftext.New(opts)
+		e, err := pdftext.New(system.PDFOptions(cfg))
 		if err != nil {
 			return fmt.Errorf("processor: pdf engine: %w", err)
 		}

@@ -19,7 +19,11 @@ import (
 // template, openTRANS XML) against `pdftotext -layout` alone on the same
 // files. With ProfileDir set the engine's loop is CPU-profiled.
 func (h *harness) extraction(ctx context.Context) error {
-	eng, err := pdftext.New(pdftext.DefaultOptions())
+	// The processor's default engine: auto, which prefers the resident
+	// helper the processor finds next to its binary.
+	opts := pdftext.DefaultOptions()
+	opts.ResidentBin = filepath.Join(h.sys.binDir, pdftext.ResidentBinary)
+	eng, err := pdftext.New(opts)
 	if err != nil {
 		return err
 	}

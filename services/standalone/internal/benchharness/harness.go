@@ -148,6 +148,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := h.extraction(ctx); err != nil {
 		return nil, fmt.Errorf("extraction: %w", err)
 	}
+	if err := h.golden(ctx); err != nil {
+		return nil, fmt.Errorf("golden: %w", err)
+	}
 
 	defer h.sys.stop()
 	h.logf("starting PostgreSQL, nats-server, versitygw and ingest (logs in %s)", h.sys.logDir)

@@ -87,3 +87,22 @@ func TestWriteSectionCreatesFile(t *testing.T) {
 		t.Errorf("got:\n%s", s)
 	}
 }
+
+// The golden phase's rows: each extractor with its equality count, and the
+// CPU ratio to the first row; a skipped peer says why.
+func TestMarkdownGoldenRows(t *testing.T) {
+	r := benchharness.Report{Golden: benchharness.Golden{Documents: 16, Rounds: 5, Rows: []benchharness.GoldenRow{
+		{Name: "docintake, resident engine", Equal: 16, Wall: 8 * time.Millisecond, CPU: 5 * time.Millisecond},
+		{Name: "docintake, one pdftotext process per document", Equal: 15, Wall: 20 * time.Millisecond, CPU: 10 * time.Millisecond},
+	}, PeerSkipped: "pip install invoice2data failed | no index"}}
+	md := r.Markdown("make bench")
+	for _, want := range []string{
+		"docintake, resident engine | 16/16 equal; 8.0 ms wall, 5.0 ms CPU per document |",
+		"one pdftotext process per document | 15/16 equal; 20.0 ms wall, 10.0 ms CPU per document = **2.00×** the CPU of the first row |",
+		"invoice2data itself | skipped: pip install invoice2data failed / no index |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

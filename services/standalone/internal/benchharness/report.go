@@ -21,6 +21,7 @@ type Report struct {
 	Ingest     IngestFigures
 	E2E        EndToEnd
 	Extraction Extraction
+	Golden     Golden
 	Memory     Memory
 }
 
@@ -153,6 +154,21 @@ func (r *Report) Markdown(command string) string {
 	}
 	w("| 3 | extraction median per document (engine %s: text + template + openTRANS XML), %d files × %d | %s (text %s, template + XML %s) vs %s | | |\n",
 		x.Engine, x.Documents, x.Rounds, ms(x.EngineMedian), ms(x.TextMedian), ms(x.TemplateMedian), plain)
+	g := r.Golden
+	var base time.Duration // the first row's CPU: docintake's default engine
+	for i, row := range g.Rows {
+		ratio := ""
+		if i == 0 {
+			base = row.CPU
+		} else if base > 0 {
+			ratio = fmt.Sprintf(" = **%.2f×** the CPU of the first row", float64(row.CPU)/float64(base))
+		}
+		w("| 3 | invoice2data golden documents (%d, templates loaded once) × %d: %s | %d/%d equal; %s wall, %s CPU per document%s | ≥ 2× invoice2data | |\n",
+			g.Documents, g.Rounds, row.Name, row.Equal, g.Documents, ms(row.Wall), ms(row.CPU), ratio)
+	}
+	if g.PeerSkipped != "" {
+		w("| 3 | invoice2data golden documents: invoice2data itself | skipped: %s | | |\n", strings.ReplaceAll(g.PeerSkipped, "|", "/"))
+	}
 	var peaks []string
 	procOK := true
 	for _, p := range m.Peak {

@@ -1,0 +1,227 @@
+// pdftext-resident: a long-lived layout-text extractor for docintake's
+// "resident" engine (pkg/pdftext/resident.go).
+//
+// It links Debian's libpoppler-cpp and calls page::text(rect,
+// physical_layout), which runs poppler's TextOutputDev in physical layout
+// mode, the code path of `pdftotext -layout`. One process serves many
+// documents, so the exec, dynamic linking and teardown that dominate a
+// pdftotext run per document are paid once per helper. It is a separate
+// process on purpose: a crash in poppler costs one document, and poppler's
+// GPL stays on the far side of a pipe.
+//
+// The Go side sandboxes the process at spawn (rlimits, cleared environment,
+// private working directory, unprivileged uid, network namespace) and kills
+// it on a per-document deadline; this program only reads requests and
+// answers them, one at a time.
+//
+// Protocol (all integers unsigned 32-bit big-endian; every message is one
+// frame: length, then that many bytes):
+//
+//   hello (helper → Go, once at start):
+//     "docintake-pdftext-resident 1 poppler <version>\n"
+//   request (Go → helper):
+//     header line "<kind> <first> <last> <x> <y> <w> <h>\n", then the body.
+//     kind B: the body is the PDF's bytes; kind P: the body is the path of
+//     a PDF file. first/last are 1-based pages, 0 meaning the document's
+//     first/last page. x y w h is a crop in PDF points (72 dpi) from the
+//     top-left corner of the page; w = h = x = y = 0 means the whole page.
+//   response (helper → Go):
+//     'O' then, per page, <page number> <byte length> <UTF-8 text>;
+//     'U' then a message: the document cannot be read;
+//     'L' then a message: the text exceeds the output limit.
+//
+// A malformed request makes the helper exit with status 2: the Go side
+// then replaces it.
+
+#include <poppler-document.h>
+#include <poppler-global.h>
+#include <poppler-page.h>
+#include <poppler-rectangle.h>
+#include <poppler-version.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+// Requests larger than this are refused before reading them.
+constexpr uint32_t kMaxRequest = 1u << 30;
+
+bool read_full(int fd, char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t r = ::read(fd, buf, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        buf += r;
+        n -= static_cast<size_t>(r);
+    }
+    return true;
+}
+
+bool write_full(int fd, const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t w = ::write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        buf += w;
+        n -= static_cast<size_t>(w);
+    }
+    return true;
+}
+
+void put_u32(std::string &out, uint32_t v) {
+    char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+    out.append(b, 4);
+}
+
+uint32_t get_u32(const char *b) {
+    const auto *u = reinterpret_cast<const unsigned char *>(b);
+    return (uint32_t(u[0]) << 24) | (uint32_t(u[1]) << 16) | (uint32_t(u[2]) << 8) | uint32_t(u[3]);
+}
+
+bool send_frame(const std::string &payload) {
+    std::string head;
+    put_u32(head, static_cast<uint32_t>(payload.size()));
+    return write_full(1, head.data(), head.size()) && write_full(1, payload.data(), payload.size());
+}
+
+bool send_status(char status, const std::string &msg) {
+    std::string p(1, status);
+    p += msg;
+    return send_frame(p);
+}
+
+// poppler reports every syntax problem of a broken file; the Go side only
+// needs the verdict, so the messages are dropped rather than written to a
+// pipe nobody drains quickly.
+void quiet(const std::string &, void *) {}
+
+struct Request {
+    char kind = 0;
+    int first = 0, last = 0;
+    double x = 0, y = 0, w = 0, h = 0;
+    std::vector<char> body;
+};
+
+bool parse_header(const std::vector<char> &frame, Request &req) {
+    const void *nl = std::memchr(frame.data(), '\n', frame.size());
+    if (nl == nullptr) return false;
+    size_t hlen = static_cast<const char *>(nl) - frame.data();
+    std::string header(frame.data(), hlen);
+    char kind = 0;
+    if (std::sscanf(header.c_str(), "%c %d %d %lf %lf %lf %lf", &kind, &req.first, &req.last, &req.x, &req.y,
+                    &req.w, &req.h) != 7) {
+        return false;
+    }
+    if (kind != 'B' && kind != 'P') return false;
+    req.kind = kind;
+    req.body.assign(frame.begin() + hlen + 1, frame.end());
+    return true;
+}
+
+// extract answers one request. It returns false only when the answer could
+// not be written (the Go side is gone).
+bool extract(Request &req, size_t max_output) {
+    std::unique_ptr<poppler::document> doc;
+    if (req.kind == 'B') {
+        // load_from_data takes the bytes over (swaps the vector's buffer).
+        poppler::byte_array data;
+        data.swap(req.body);
+        doc.reset(poppler::document::load_from_data(&data));
+    } else {
+        doc.reset(poppler::document::load_from_file(std::string(req.body.begin(), req.body.end())));
+    }
+    if (!doc) return send_status('U', "cannot open the document (damaged or not a PDF)");
+    if (doc->is_locked()) return send_status('U', "the document is encrypted with a password");
+    const int pages = doc->pages();
+    if (pages <= 0) return send_status('U', "the document has no pages");
+    int first = req.first > 0 ? req.first : 1;
+    int last = req.last > 0 ? std::min(req.last, pages) : pages;
+    const bool crop = req.x != 0 || req.y != 0 || req.w != 0 || req.h != 0;
+    std::string out(1, 'O');
+    for (int i = first; i <= last; i++) {
+        std::unique_ptr<poppler::page> p(doc->create_page(i - 1));
+        std::string text;
+        if (p) {
+            if (!crop) {
+                poppler::byte_array u = p->text(poppler::rectf(), poppler::page::physical_layout).to_utf8();
+                text.assign(u.begin(), u.end());
+            } else if (req.w > 0 && req.h > 0) {
+                // A crop of zero width or height holds nothing, as in
+                // pdftotext (an empty rectf would mean the whole page).
+                poppler::rectf r(req.x, req.y, req.w, req.h);
+                poppler::byte_array u = p->text(r, poppler::page::physical_layout).to_utf8();
+                text.assign(u.begin(), u.end());
+            }
+        }
+        // TextOutputDev ends a page with the form feed pdftotext prints
+        // between pages; the Go side adds its own.
+        if (!text.empty() && text.back() == '\f') text.pop_back();
+        put_u32(out, static_cast<uint32_t>(i));
+        put_u32(out, static_cast<uint32_t>(text.size()));
+        out += text;
+        if (out.size() > max_output) {
+            return send_status('L', "text exceeds " + std::to_string(max_output) + " bytes");
+        }
+    }
+    return send_frame(out);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    size_t max_output = 16u << 20;
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "--max-output") == 0 && i + 1 < argc) {
+            max_output = std::strtoull(argv[++i], nullptr, 10);
+        } else if (std::strcmp(argv[i], "--version") == 0) {
+            std::printf("pdftext-resident 1 poppler %s\n", poppler::version_string().c_str());
+            return 0;
+        } else {
+            std::fprintf(stderr, "usage: pdftext-resident [--max-output BYTES] [--version]\n");
+            return 2;
+        }
+    }
+    poppler::set_debug_error_function(quiet, nullptr);
+    if (!send_frame("docintake-pdftext-resident 1 poppler " + poppler::version_string() + "\n")) return 1;
+    for (;;) {
+        char head[4];
+        if (!read_full(0, head, 4)) return 0;  // the Go side closed the pipe
+        uint32_t n = get_u32(head);
+        if (n > kMaxRequest) {
+            std::fprintf(stderr, "pdftext-resident: request of %u bytes refused\n", n);
+            return 2;
+        }
+        std::vector<char> frame(n);
+        if (!read_full(0, frame.data(), n)) return 2;
+        Request req;
+        if (!parse_header(frame, req)) {
+            std::fprintf(stderr, "pdftext-resident: malformed request header\n");
+            return 2;
+        }
+        frame.clear();
+        frame.shrink_to_fit();
+        bool ok;
+        try {
+            ok = extract(req, max_output);
+        } catch (const std::bad_alloc &) {
+            // The address-space limit: the document needs more memory than
+            // a helper may have. The heap may be fragmented now; the Go side
+            // recycles a helper whose RSS grew.
+            ok = send_status('U', "out of memory (address-space limit)");
+        } catch (const std::exception &e) {
+            ok = send_status('U', std::string("poppler: ") + e.what());
+        }
+        if (!ok) return 1;
+    }
+}
