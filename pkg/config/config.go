@@ -29,6 +29,7 @@ type Config struct {
 	TemplatesDir    string
 	MaxUploadBytes  int64
 	OpsToken        string
+	OpsSessionTTL   time.Duration
 	LogLevel        string
 	ShutdownTimeout time.Duration
 	PprofAddr       string
@@ -161,6 +162,7 @@ var Vars = []Var{
 		return nil
 	}},
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
+	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
