@@ -14,25 +14,28 @@ import (
 
 // Config is the whole system's configuration; each service uses its part.
 type Config struct {
-	HTTPAddr        string
-	BasePath        string
-	MetricsAddr     string
-	DatabaseURL     string
-	NATSURL         string
-	NATSListen      string
-	DataDir         string
-	Stream          string
-	StreamReplicas  int
-	SubjectPrefix   string
-	S3              S3
-	ClientsFile     string
-	TemplatesDir    string
-	MaxUploadBytes  int64
-	OpsToken        string
-	OpsSessionTTL   time.Duration
-	LogLevel        string
-	ShutdownTimeout time.Duration
-	PprofAddr       string
+	HTTPAddr       string
+	BasePath       string
+	MetricsAddr    string
+	DatabaseURL    string
+	NATSURL        string
+	NATSListen     string
+	DataDir        string
+	Stream         string
+	StreamReplicas int
+	SubjectPrefix  string
+	S3             S3
+	ClientsFile    string
+	TemplatesDir   string
+	MaxUploadBytes int64
+	// UploadRateLimit is uploads per client per UploadRateWindow; 0: unlimited.
+	UploadRateLimit  int
+	UploadRateWindow time.Duration
+	OpsToken         string
+	OpsSessionTTL    time.Duration
+	LogLevel         string
+	ShutdownTimeout  time.Duration
+	PprofAddr        string
 
 	PDFEngine  string
 	PDFTimeout time.Duration
@@ -161,6 +164,8 @@ var Vars = []Var{
 		c.MaxUploadBytes = n
 		return nil
 	}},
+	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
+	{"INTAKE_UPLOAD_RATE_WINDOW", "1m", "The fixed window of INTAKE_UPLOAD_RATE_LIMIT (a client may send up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.UploadRateWindow })},
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
 	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
@@ -228,6 +233,9 @@ func (c Config) validate() error {
 	}
 	if c.StreamReplicas < 1 || c.StreamReplicas > 5 {
 		return fmt.Errorf("INTAKE_STREAM_REPLICAS must be between 1 and 5 (JetStream's limit)")
+	}
+	if c.UploadRateLimit < 0 || c.UploadRateWindow < time.Second {
+		return fmt.Errorf("INTAKE_UPLOAD_RATE_LIMIT must be at least 0 and INTAKE_UPLOAD_RATE_WINDOW at least 1s")
 	}
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")
