@@ -41,19 +41,24 @@ type Config struct {
 	PDFTimeout time.Duration
 	PDFWorkers int
 
-	ProcessorConcurrency   int
-	ProcessorRetry         []time.Duration
-	ProcessorMaxFailures   int
-	ProcessorFailureDelay  time.Duration
-	ProcessorAckWait       time.Duration
-	ProcessorMaxAckPending int
-	SweepInterval          time.Duration
-	StuckAfter             time.Duration
-	WebhookTimeout         time.Duration
-	WebhookRetry           []time.Duration
-	WebhookAllowPrivate    bool
-	WebhookConcurrency     int
-	DispatcherConcurrency  int
+	ProcessorConcurrency int
+	// ProcessorClientConcurrency caps one client's documents in flight per
+	// processor (0 = ProcessorConcurrency); ProcessorFairWindow is how many
+	// jobs a processor holds ahead to take clients in turn.
+	ProcessorClientConcurrency int
+	ProcessorFairWindow        int
+	ProcessorRetry             []time.Duration
+	ProcessorMaxFailures       int
+	ProcessorFailureDelay      time.Duration
+	ProcessorAckWait           time.Duration
+	ProcessorMaxAckPending     int
+	SweepInterval              time.Duration
+	StuckAfter                 time.Duration
+	WebhookTimeout             time.Duration
+	WebhookRetry               []time.Duration
+	WebhookAllowPrivate        bool
+	WebhookConcurrency         int
+	DispatcherConcurrency      int
 }
 
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
@@ -175,6 +180,8 @@ var Vars = []Var{
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
 	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
+	{"INTAKE_PROCESSOR_CLIENT_CONCURRENCY", "0", "Documents of one client a processor works on at once (0 = INTAKE_PROCESSOR_CONCURRENCY). Clients always take turns; INTAKE_PROCESSOR_CONCURRENCY-1 also keeps a slot free for other clients while one client's documents hang.", integer(func(c *Config) *int { return &c.ProcessorClientConcurrency })},
+	{"INTAKE_PROCESSOR_FAIR_WINDOW", "256", "Jobs a processor pulls ahead of its workers (heartbeating them) so that clients take turns: a client's job within this window waits for at most one job of each other client.", integer(func(c *Config) *int { return &c.ProcessorFairWindow })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
 	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},
 	{"INTAKE_PROCESSOR_FAILURE_BACKOFF", "10s", "Delay before a document whose extraction failed (unreadable PDF, deadline, crash) is tried again.", duration(func(c *Config) *time.Duration { return &c.ProcessorFailureDelay })},
@@ -236,6 +243,9 @@ func (c Config) validate() error {
 	}
 	if c.UploadRateLimit < 0 || c.UploadRateWindow < time.Second {
 		return fmt.Errorf("INTAKE_UPLOAD_RATE_LIMIT must be at least 0 and INTAKE_UPLOAD_RATE_WINDOW at least 1s")
+	}
+	if c.ProcessorClientConcurrency < 0 || c.ProcessorFairWindow < 1 {
+		return fmt.Errorf("INTAKE_PROCESSOR_CLIENT_CONCURRENCY must be at least 0 and INTAKE_PROCESSOR_FAIR_WINDOW at least 1")
 	}
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")
