@@ -54,11 +54,15 @@ type Config struct {
 	ProcessorMaxAckPending     int
 	SweepInterval              time.Duration
 	StuckAfter                 time.Duration
-	WebhookTimeout             time.Duration
-	WebhookRetry               []time.Duration
-	WebhookAllowPrivate        bool
-	WebhookConcurrency         int
-	DispatcherConcurrency      int
+	// OrphanGrace and OrphanInterval drive the processor's collection of
+	// source objects no document refers to.
+	OrphanGrace           time.Duration
+	OrphanInterval        time.Duration
+	WebhookTimeout        time.Duration
+	WebhookRetry          []time.Duration
+	WebhookAllowPrivate   bool
+	WebhookConcurrency    int
+	DispatcherConcurrency int
 }
 
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
@@ -189,6 +193,8 @@ var Vars = []Var{
 	{"INTAKE_PROCESSOR_MAX_ACK_PENDING", "10000", "Jobs delivered to all processors and not yet acked, deferred documents included (the processor consumer's MaxAckPending).", integer(func(c *Config) *int { return &c.ProcessorMaxAckPending })},
 	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
+	{"INTAKE_ORPHAN_GRACE", "1h", "A source object no document refers to (an upload killed between storing the PDF and its commit) is removed once it is older than this.", duration(func(c *Config) *time.Duration { return &c.OrphanGrace })},
+	{"INTAKE_ORPHAN_INTERVAL", "10m", "How often a processor looks for orphaned source objects (the last two days of upload dates); 0 disables.", duration(func(c *Config) *time.Duration { return &c.OrphanInterval })},
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
 	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},

@@ -13,6 +13,7 @@
 //     documents whose job was delivered too often without an outcome (a
 //     worker killed each time) to dlq;
 //   - a sweeper that re-enqueues documents whose job was lost;
+//   - a collector of source objects no document refers to (orphans.go);
 //   - an outbox relay, and Prometheus metrics on Deps.Registry.
 //
 // Every state change is a compare-and-set, so duplicated, redelivered and
@@ -94,12 +95,15 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 	}
 
+	orphans := newOrphanCollector(d.Store, d.Objects, cfg.OrphanGrace, d.Logger.Named("orphans"), d.Registry)
+
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error {
 		return w.sweepLoop(gctx, cfg.SweepInterval, cfg.StuckAfter, jobQueue{js: d.JetStream, stream: qcfg.Stream,
 			processor: qcfg.Processor.Durable, dispatcher: qcfg.Dispatcher.Durable})
 	})
+	g.Go(func() error { return orphans.run(gctx, cfg.OrphanInterval) })
 	g.Go(func() error {
 		return w.watchMaxDeliveries(gctx, d.NATS, d.JetStream, qcfg.Stream, qcfg.Processor.Durable)
 	})
