@@ -198,7 +198,7 @@ var Vars = []Var{
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
 	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
-	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client.", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
+	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client, across all dispatcher replicas (slots leased in PostgreSQL; a killed replica's slot returns after twice INTAKE_WEBHOOK_TIMEOUT plus 30s).", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
 	{"INTAKE_DISPATCHER_CONCURRENCY", "16", "Webhook calls in flight per dispatcher process.", integer(func(c *Config) *int { return &c.DispatcherConcurrency })},
 }
 

@@ -123,13 +123,14 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	cfg := b.config()
 	tm, err := template.Load(cfg.TemplatesDir)
 	require.NoError(b.t, err)
-	b.reg = prometheus.NewRegistry()
+	reg := prometheus.NewRegistry() // this dispatcher's, also when the test starts another
+	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objs,
 			Templates: system.Templates{Set: tm}, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
-			Registry: b.reg}, Tuning: tuning})
+			Registry: reg}, Tuning: tuning})
 	}()
 	b.t.Cleanup(func() {
 		cancel()
