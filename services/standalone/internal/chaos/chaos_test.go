@@ -8,6 +8,7 @@ import (
 
 	"github.com/docintake/docintake/services/standalone/internal/chaos"
 	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/stretchr/testify/require"
 )
 
 // TestChaosShort is the short run of `make chaos` that `make test` runs:
@@ -35,6 +36,38 @@ func TestChaosShort(t *testing.T) {
 	}
 	rep.Print(&out)
 	t.Log("\n" + out.String())
+	for _, c := range rep.Checks {
+		if !c.OK {
+			t.Errorf("%s: %s (data and logs kept in %s)", c.Name, c.Detail, rep.WorkDir)
+		}
+	}
+}
+
+// TestChaosClusterShort is the short cluster run of `make chaos
+// CHAOSFLAGS=-nats-cluster`: three nats-servers with an R3 stream, the
+// separate services, 100 documents, a kill -9 every ~3s, two NATS node
+// crashes (the stream's leader first) and one PostgreSQL crash.
+func TestChaosClusterShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos: skipped with -short")
+	}
+	if _, err := pgcluster.BinDir(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var out bytes.Buffer
+	rep, err := chaos.Run(t.Context(), chaos.Options{
+		Documents: 100, Clients: 8, KillEvery: 3 * time.Second, NATSRestarts: 2, PGRestarts: 1, NATSCluster: true,
+		Quiesce: 3 * time.Minute, BinDir: os.Getenv("INTAKE_CHAOS_BIN"), Out: &out,
+	})
+	if err != nil {
+		t.Fatalf("chaos harness: %v\n%s", err, out.String())
+	}
+	rep.Print(&out)
+	t.Log("\n" + out.String())
+	require.Regexp(t, `nats-leader=[1-9]`, out.String(), "the stream's leader was among the NATS nodes killed")
 	for _, c := range rep.Checks {
 		if !c.OK {
 			t.Errorf("%s: %s (data and logs kept in %s)", c.Name, c.Detail, rep.WorkDir)
