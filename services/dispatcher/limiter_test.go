@@ -1,9 +1,6 @@
 package dispatcher_test
 
 import (
-	"net/http"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,20 +18,8 @@ func TestClientConcurrencyAcrossDispatchers(t *testing.T) {
 	t.Parallel()
 	b := setup(t, map[string]string{"INTAKE_WEBHOOK_TIMEOUT": "30s", "INTAKE_WEBHOOK_CLIENT_CONCURRENCY": "2",
 		"INTAKE_DISPATCHER_CONCURRENCY": "4"})
-	slow := newReceiver(t)
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(open) // before the receiver's Close, which waits for handlers
-	var inFlight, maxInFlight atomic.Int32
-	slow.setAnswer(func(w http.ResponseWriter, _ *http.Request, _ call) {
-		n := inFlight.Add(1)
-		for m := maxInFlight.Load(); n > m && !maxInFlight.CompareAndSwap(m, n); m = maxInFlight.Load() {
-		}
-		<-release
-		inFlight.Add(-1)
-		w.WriteHeader(http.StatusOK)
-	})
+	slow := newHanging(t)
+	open, inFlight, maxInFlight := slow.open, slow.inFlight, slow.maxInFlight
 	b.client("slow", slow.URL)
 	var regs []*prometheus.Registry
 	for range 2 {

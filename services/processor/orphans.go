@@ -49,21 +49,15 @@ func newOrphanCollector(st *store.Store, objects any, grace time.Duration, log *
 
 // run collects every interval until ctx is done.
 func (c *orphanCollector) run(ctx context.Context, interval time.Duration) error {
-	if c == nil || interval <= 0 {
+	if c == nil {
 		return nil
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	every(ctx, interval, func() {
 		if _, err := c.collect(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			c.log.Warn("orphan collection failed", zap.Error(err))
 		}
-	}
+	})
+	return nil
 }
 
 // orphanDays is how many days of source prefixes one collection lists

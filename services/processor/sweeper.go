@@ -22,20 +22,28 @@ import (
 // can lose a stream; PostgreSQL is the source of truth, so documents that
 // wait for a job nobody will deliver are found there.
 func (w *worker) sweepLoop(ctx context.Context, interval, stuckAfter time.Duration, q jobQueue) error {
+	every(ctx, interval, func() {
+		if _, err := w.sweep(ctx, stuckAfter, q); err != nil && ctx.Err() == nil {
+			w.log.Warn("sweep failed", zap.Error(err))
+		}
+	})
+	return nil
+}
+
+// every calls fn every interval until ctx is done; interval <= 0: never.
+func every(ctx context.Context, interval time.Duration, fn func()) {
 	if interval <= 0 {
-		return nil
+		return
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-t.C:
 		}
-		if _, err := w.sweep(ctx, stuckAfter, q); err != nil && ctx.Err() == nil {
-			w.log.Warn("sweep failed", zap.Error(err))
-		}
+		fn()
 	}
 }
 
@@ -98,33 +106,19 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue
 	if err != nil {
 		w.log.Warn("sweep: queued process jobs unknown", zap.Error(err))
 	}
-	total := 0
-	for {
-		now := time.Now()
-		docs, err := w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter),
+	n, err := w.sweepBatches(ctx, "re-enqueued stuck document", func(now time.Time) ([]document.Document, error) {
+		return w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter),
 			SkipLogIDs: waiting},
 			func(d document.Document, seq int) store.OutboxRow {
 				m := jobs.Process(w.prefix, d, seq, now)
 				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
 			})
-		total += len(docs)
-		for _, d := range docs {
-			w.log.Warn("re-enqueued stuck document", zap.String("log_id", d.LogID), zap.Stringer("state", d.State),
-				zap.Time("since", d.UpdatedAt))
-		}
-		if len(docs) > 0 {
-			w.metrics.swept.Add(float64(len(docs)))
-			w.relay.Notify()
-		}
-		if err != nil {
-			return total, err
-		}
-		if len(docs) < 100 {
-			break
-		}
+	})
+	if err != nil {
+		return n, err
 	}
-	n, err := w.sweepUndelivered(ctx, stuckAfter, q)
-	return total + n, err
+	m, err := w.sweepUndelivered(ctx, stuckAfter, q)
+	return n + m, err
 }
 
 // sweepUndelivered re-enqueues lost deliver jobs (see sweep).
@@ -133,18 +127,24 @@ func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration,
 	if err != nil {
 		w.log.Warn("sweep: queued deliver jobs unknown", zap.Error(err))
 	}
-	total := 0
-	for {
-		now := time.Now()
-		docs, err := w.st.SweepUndelivered(ctx, now.Add(-stuckAfter), waiting, 100, "sweeper",
+	return w.sweepBatches(ctx, "re-enqueued lost deliver job", func(now time.Time) ([]document.Document, error) {
+		return w.st.SweepUndelivered(ctx, now.Add(-stuckAfter), waiting, 100, "sweeper",
 			func(d document.Document) store.OutboxRow {
 				m := jobs.Deliver(w.prefix, d, "msg_"+uuid.NewString(), now)
 				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
 			})
+	})
+}
+
+// sweepBatches calls batch (at most 100 documents each, the store's
+// default) until it returns fewer, logging and counting every document.
+func (w *worker) sweepBatches(ctx context.Context, what string, batch func(now time.Time) ([]document.Document, error)) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		docs, err := batch(time.Now())
 		total += len(docs)
 		for _, d := range docs {
-			w.log.Warn("re-enqueued lost deliver job", zap.String("log_id", d.LogID), zap.Stringer("state", d.State),
-				zap.Time("since", d.UpdatedAt))
+			w.log.Warn(what, zap.String("log_id", d.LogID), zap.Stringer("state", d.State), zap.Time("since", d.UpdatedAt))
 		}
 		if len(docs) > 0 {
 			w.metrics.swept.Add(float64(len(docs)))
@@ -154,6 +154,7 @@ func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration,
 			return total, err
 		}
 	}
+	return total, ctx.Err()
 }
 
 // maxDeliveriesSubject is where JetStream announces that a consumer reached
