@@ -152,7 +152,7 @@ var Vars = []Var{
 	{"INTAKE_METRICS_ADDR", "127.0.0.1:9090", "Address processor and dispatcher serve /healthz, /readyz and /metrics on (ingest serves them on INTAKE_HTTP_ADDR).", str(func(c *Config) *string { return &c.MetricsAddr })},
 	{"INTAKE_DATABASE_URL", "", "PostgreSQL URL. Required for the separate services; standalone starts a private cluster when unset.", str(func(c *Config) *string { return &c.DatabaseURL })},
 	{"INTAKE_NATS_URL", "nats://127.0.0.1:4222", "NATS JetStream URL of the separate services and intakectl.", str(func(c *Config) *string { return &c.NATSURL })},
-	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join.", str(func(c *Config) *string { return &c.NATSListen })},
+	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join (with the token standalone keeps in INTAKE_DATA_DIR/nats.token).", str(func(c *Config) *string { return &c.NATSListen })},
 	{"INTAKE_DATA_DIR", "./.data", "Standalone's data: JetStream store, filesystem object store, private PostgreSQL cluster.", str(func(c *Config) *string { return &c.DataDir })},
 	{"INTAKE_STREAM", "INTAKE", "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
 	{"INTAKE_STREAM_REPLICAS", "1", "Copies of the stream in a NATS cluster (3 for production: R3 survives one node). Applied when the stream is created or updated at start.", integer(func(c *Config) *int { return &c.StreamReplicas })},
