@@ -97,6 +97,13 @@ CHAOSFLAGS ?=
 chaos: build tools
 	cd services/standalone && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) $(CHAOSFLAGS)
 
+# make chaos-cluster: the same full run on three clustered nats-servers with
+# an R3 stream (INTAKE_STREAM_REPLICAS=3), each NATS crash killing one node,
+# the stream's leader first (RELIABILITY.md, "On a NATS cluster").
+.PHONY: chaos-cluster
+chaos-cluster: build tools
+	cd services/standalone && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) -nats-cluster -nats-restarts 3 $(CHAOSFLAGS)
+
 # make fuzz: every fuzz target for FUZZTIME each (CI runs the seeds through
 # make test; this explores).
 FUZZTIME ?= 20s

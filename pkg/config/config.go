@@ -14,24 +14,28 @@ import (
 
 // Config is the whole system's configuration; each service uses its part.
 type Config struct {
-	HTTPAddr        string
-	BasePath        string
-	MetricsAddr     string
-	DatabaseURL     string
-	NATSURL         string
-	NATSListen      string
-	DataDir         string
-	Stream          string
-	StreamReplicas  int
-	SubjectPrefix   string
-	S3              S3
-	ClientsFile     string
-	TemplatesDir    string
-	MaxUploadBytes  int64
-	OpsToken        string
-	LogLevel        string
-	ShutdownTimeout time.Duration
-	PprofAddr       string
+	HTTPAddr       string
+	BasePath       string
+	MetricsAddr    string
+	DatabaseURL    string
+	NATSURL        string
+	NATSListen     string
+	DataDir        string
+	Stream         string
+	StreamReplicas int
+	SubjectPrefix  string
+	S3             S3
+	ClientsFile    string
+	TemplatesDir   string
+	MaxUploadBytes int64
+	// UploadRateLimit is uploads per client per UploadRateWindow; 0: unlimited.
+	UploadRateLimit  int
+	UploadRateWindow time.Duration
+	OpsToken         string
+	OpsSessionTTL    time.Duration
+	LogLevel         string
+	ShutdownTimeout  time.Duration
+	PprofAddr        string
 
 	PDFEngine  string
 	PDFTimeout time.Duration
@@ -44,19 +48,28 @@ type Config struct {
 	EmbeddedMaxBytes int64
 	EmbeddedTimeout  time.Duration
 
-	ProcessorConcurrency   int
-	ProcessorRetry         []time.Duration
-	ProcessorMaxFailures   int
-	ProcessorFailureDelay  time.Duration
-	ProcessorAckWait       time.Duration
-	ProcessorMaxAckPending int
-	SweepInterval          time.Duration
-	StuckAfter             time.Duration
-	WebhookTimeout         time.Duration
-	WebhookRetry           []time.Duration
-	WebhookAllowPrivate    bool
-	WebhookConcurrency     int
-	DispatcherConcurrency  int
+	ProcessorConcurrency int
+	// ProcessorClientConcurrency caps one client's documents in flight per
+	// processor (0 = ProcessorConcurrency); ProcessorFairWindow is how many
+	// jobs a processor holds ahead to take clients in turn.
+	ProcessorClientConcurrency int
+	ProcessorFairWindow        int
+	ProcessorRetry             []time.Duration
+	ProcessorMaxFailures       int
+	ProcessorFailureDelay      time.Duration
+	ProcessorAckWait           time.Duration
+	ProcessorMaxAckPending     int
+	SweepInterval              time.Duration
+	StuckAfter                 time.Duration
+	// OrphanGrace and OrphanInterval drive the processor's collection of
+	// source objects no document refers to.
+	OrphanGrace           time.Duration
+	OrphanInterval        time.Duration
+	WebhookTimeout        time.Duration
+	WebhookRetry          []time.Duration
+	WebhookAllowPrivate   bool
+	WebhookConcurrency    int
+	DispatcherConcurrency int
 }
 
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
@@ -157,7 +170,7 @@ var Vars = []Var{
 	{"INTAKE_METRICS_ADDR", "127.0.0.1:9090", "Address processor and dispatcher serve /healthz, /readyz and /metrics on (ingest serves them on INTAKE_HTTP_ADDR).", str(func(c *Config) *string { return &c.MetricsAddr })},
 	{"INTAKE_DATABASE_URL", "", "PostgreSQL URL. Required for the separate services; standalone starts a private cluster when unset.", str(func(c *Config) *string { return &c.DatabaseURL })},
 	{"INTAKE_NATS_URL", "nats://127.0.0.1:4222", "NATS JetStream URL of the separate services and intakectl.", str(func(c *Config) *string { return &c.NATSURL })},
-	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join.", str(func(c *Config) *string { return &c.NATSListen })},
+	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join (with the token standalone keeps in INTAKE_DATA_DIR/nats.token).", str(func(c *Config) *string { return &c.NATSListen })},
 	{"INTAKE_DATA_DIR", "./.data", "Standalone's data: JetStream store, filesystem object store, private PostgreSQL cluster.", str(func(c *Config) *string { return &c.DataDir })},
 	{"INTAKE_STREAM", "INTAKE", "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
 	{"INTAKE_STREAM_REPLICAS", "1", "Copies of the stream in a NATS cluster (3 for production: R3 survives one node). Applied when the stream is created or updated at start.", integer(func(c *Config) *int { return &c.StreamReplicas })},
@@ -171,7 +184,10 @@ var Vars = []Var{
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
 	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive).", str(func(c *Config) *string { return &c.TemplatesDir })},
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
+	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
+	{"INTAKE_UPLOAD_RATE_WINDOW", "1m", "The fixed window of INTAKE_UPLOAD_RATE_LIMIT (a client may send up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.UploadRateWindow })},
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
+	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
@@ -183,6 +199,8 @@ var Vars = []Var{
 	{"INTAKE_EMBEDDED_MAX_BYTES", "10485760", "Largest PDF attachment read (10 MiB); larger ones are ignored.", byteSize(func(c *Config) *int64 { return &c.EmbeddedMaxBytes })},
 	{"INTAKE_EMBEDDED_TIMEOUT", "10s", "Deadline for listing and reading one PDF's attachments.", duration(func(c *Config) *time.Duration { return &c.EmbeddedTimeout })},
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
+	{"INTAKE_PROCESSOR_CLIENT_CONCURRENCY", "0", "Documents of one client a processor works on at once (0 = INTAKE_PROCESSOR_CONCURRENCY). Clients always take turns; INTAKE_PROCESSOR_CONCURRENCY-1 also keeps a slot free for other clients while one client's documents hang.", integer(func(c *Config) *int { return &c.ProcessorClientConcurrency })},
+	{"INTAKE_PROCESSOR_FAIR_WINDOW", "256", "Jobs a processor pulls ahead of its workers (heartbeating them) so that clients take turns: a client's job within this window waits for at most one job of each other client.", integer(func(c *Config) *int { return &c.ProcessorFairWindow })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
 	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},
 	{"INTAKE_PROCESSOR_FAILURE_BACKOFF", "10s", "Delay before a document whose extraction failed (unreadable PDF, deadline, crash) is tried again.", duration(func(c *Config) *time.Duration { return &c.ProcessorFailureDelay })},
@@ -190,10 +208,12 @@ var Vars = []Var{
 	{"INTAKE_PROCESSOR_MAX_ACK_PENDING", "10000", "Jobs delivered to all processors and not yet acked, deferred documents included (the processor consumer's MaxAckPending).", integer(func(c *Config) *int { return &c.ProcessorMaxAckPending })},
 	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
+	{"INTAKE_ORPHAN_GRACE", "1h", "A source object no document refers to (an upload killed between storing the PDF and its commit) is removed once it is older than this.", duration(func(c *Config) *time.Duration { return &c.OrphanGrace })},
+	{"INTAKE_ORPHAN_INTERVAL", "10m", "How often a processor looks for orphaned source objects (the last two days of upload dates); 0 disables.", duration(func(c *Config) *time.Duration { return &c.OrphanInterval })},
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
 	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
-	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client.", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
+	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client, across all dispatcher replicas (slots leased in PostgreSQL; a killed replica's slot returns after twice INTAKE_WEBHOOK_TIMEOUT plus 30s).", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
 	{"INTAKE_DISPATCHER_CONCURRENCY", "16", "Webhook calls in flight per dispatcher process.", integer(func(c *Config) *int { return &c.DispatcherConcurrency })},
 }
 
@@ -241,6 +261,12 @@ func (c Config) validate() error {
 	}
 	if c.StreamReplicas < 1 || c.StreamReplicas > 5 {
 		return fmt.Errorf("INTAKE_STREAM_REPLICAS must be between 1 and 5 (JetStream's limit)")
+	}
+	if c.UploadRateLimit < 0 || c.UploadRateWindow < time.Second {
+		return fmt.Errorf("INTAKE_UPLOAD_RATE_LIMIT must be at least 0 and INTAKE_UPLOAD_RATE_WINDOW at least 1s")
+	}
+	if c.ProcessorClientConcurrency < 0 || c.ProcessorFairWindow < 1 {
+		return fmt.Errorf("INTAKE_PROCESSOR_CLIENT_CONCURRENCY must be at least 0 and INTAKE_PROCESSOR_FAIR_WINDOW at least 1")
 	}
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")

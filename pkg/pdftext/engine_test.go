@@ -220,7 +220,7 @@ func TestSandboxKillsProcessGroup(t *testing.T) {
 	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	require.NoError(t, err)
-	dir := t.TempDir()
+	dir := workDir(t)
 	sb := newSandbox(Options{Timeout: time.Minute, MaxOutputBytes: 1 << 20})
 	ctx, cancel := withDeadline(t.Context(), 300*time.Millisecond)
 	defer cancel()
@@ -254,7 +254,7 @@ func TestSandboxOutputCap(t *testing.T) {
 		t.Skip("yes not installed")
 	}
 	sb := newSandbox(Options{Timeout: time.Minute, MaxOutputBytes: 1000})
-	_, err = sb.run(t.Context(), t.TempDir(), yes, nil, nil)
+	_, err = sb.run(t.Context(), workDir(t), yes, nil, nil)
 	require.ErrorIs(t, err, ErrUnreadable)
 	require.ErrorIs(t, err, errOutputTooLarge)
 }
@@ -265,7 +265,7 @@ func TestSandboxLimits(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	require.NoError(t, err)
 	sb := newSandbox(Options{Timeout: 20 * time.Second, MaxOutputBytes: 1000, MemoryLimitBytes: 512 << 20})
-	out, err := sb.run(t.Context(), t.TempDir(), sh, []string{"-c", "ulimit -v; ulimit -t"}, nil)
+	out, err := sb.run(t.Context(), workDir(t), sh, []string{"-c", "ulimit -v; ulimit -t"}, nil)
 	require.NoError(t, err)
 	// ulimit -v prints KiB; the CPU limit is the timeout plus one second.
 	require.Equal(t, []string{strconv.Itoa(512 << 10), "21"}, strings.Fields(string(out)))

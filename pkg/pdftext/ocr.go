@@ -132,7 +132,7 @@ func (e *ocrEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
 
 func (e *ocrEngine) extract(ctx context.Context, dir, file string) (*Text, error) {
 	pagesDir := filepath.Join(dir, "pages")
-	if err := os.Mkdir(pagesDir, 0o700); err != nil {
+	if err := helperDir(pagesDir); err != nil {
 		return nil, fmt.Errorf("ocr: %w", err)
 	}
 	if _, err := e.ocr.sb.run(ctx, dir, e.ocr.pdftoppm,

@@ -297,7 +297,7 @@ func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.F
 		return Page{}, unreadable(fmt.Sprintf("render page %d", i+1), err)
 	}
 	if *dir == "" {
-		d, err := os.MkdirTemp("", "pdftext-*")
+		d, err := helperTempDir()
 		if err != nil {
 			return Page{}, fmt.Errorf("pdfium ocr: %w", err)
 		}

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -43,20 +45,75 @@ func newSandbox(opts Options) sandbox {
 	return sandbox{prlimit: p, memory: mem, cpu: opts.Timeout, maxOut: opts.MaxOutputBytes, maxStder: 4 << 10}
 }
 
-// privateDir creates a directory only we can read (0700 from MkdirTemp) and
-// writes the PDF into it as 0600, so the programs read a file no other user
-// can swap or read.
+// helperCredential is who the programs run as: nil (ourselves) normally,
+// but when we run as root (a container's default, standalone started by
+// root) they run as nobody, so a PDF that exploits poppler or tesseract
+// gains no privileges. The uid need not be in /etc/passwd for the kernel.
+var helperCredential = sync.OnceValue(func() *syscall.Credential {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid := uint32(65534), uint32(65534)
+	if u, err := user.Lookup("nobody"); err == nil {
+		if n, err := strconv.ParseUint(u.Uid, 10, 32); err == nil {
+			uid = uint32(n)
+		}
+		if n, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
+			gid = uint32(n)
+		}
+	}
+	return &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}
+})
+
+// privateDir creates a directory only the programs' user can read (0700
+// from MkdirTemp, handed to that user when it is not us) and writes the PDF
+// into it as 0600, so the programs read a file no other user can swap or
+// read.
 func privateDir(pdf []byte) (dir, file string, err error) {
-	dir, err = os.MkdirTemp("", "pdftext-*")
+	dir, err = helperTempDir()
 	if err != nil {
-		return "", "", fmt.Errorf("create temp dir: %w", err)
+		return "", "", err
 	}
 	file = filepath.Join(dir, "input.pdf")
 	if err := os.WriteFile(file, pdf, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return "", "", fmt.Errorf("write temp pdf: %w", err)
 	}
+	if cred := helperCredential(); cred != nil {
+		if err := os.Chown(file, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return "", "", fmt.Errorf("hand temp pdf to uid %d: %w", cred.Uid, err)
+		}
+	}
 	return dir, file, nil
+}
+
+// helperTempDir creates a private (0700) working directory for the
+// programs, owned by their user.
+func helperTempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "pdftext-*")
+	if err != nil {
+		return "", fmt.Errorf("create temp dir: %w", err)
+	}
+	if cred := helperCredential(); cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("hand temp dir to uid %d: %w", cred.Uid, err)
+		}
+	}
+	return dir, nil
+}
+
+// helperDir creates a directory inside a private one for the programs to
+// write into, owned by their user.
+func helperDir(path string) error {
+	if err := os.Mkdir(path, 0o700); err != nil {
+		return err
+	}
+	if cred := helperCredential(); cred != nil {
+		return os.Chown(path, int(cred.Uid), int(cred.Gid))
+	}
+	return nil
 }
 
 // withInput runs fn under the per-document deadline with pdf written to a
@@ -104,7 +161,7 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 	if v := os.Getenv("TESSDATA_PREFIX"); v != "" {
 		cmd.Env = append(cmd.Env, "TESSDATA_PREFIX="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: helperCredential()}
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	// Wait would block on pipes kept open by a grandchild; give up after 1 s.
 	cmd.WaitDelay = time.Second

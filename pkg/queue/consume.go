@@ -74,6 +74,9 @@ type ConsumeOptions struct {
 	// Prefetched messages wait without heartbeats, so keep it small.
 	// Defaults to 1.
 	Prefetch int
+	// Fair, when set, shares the workers fairly between tenants instead of
+	// taking messages in stream order (see Fair).
+	Fair *Fair
 }
 
 // Consume runs handler on the consumer's messages with at most concurrency
@@ -90,41 +93,15 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	if concurrency < 1 {
 		return fmt.Errorf("queue: concurrency must be at least 1, got %d", concurrency)
 	}
-	info := cons.CachedInfo()
-	c := &consumer{
-		handler:    handler,
-		logger:     opts.Logger,
-		stream:     info.Stream,
-		name:       info.Name,
-		maxDeliver: info.Config.MaxDeliver,
-		heartbeat:  opts.Heartbeat,
-		backoff:    opts.Backoff,
-	}
-	if c.logger == nil {
-		c.logger = zap.NewNop()
-	}
-	c.logger = c.logger.With(zap.String("stream", c.stream), zap.String("consumer", c.name))
-	if c.heartbeat <= 0 {
-		c.heartbeat = info.Config.AckWait / 3
-	}
-	if c.backoff == nil {
-		c.backoff = DefaultBackoff
+	c := newConsumer(cons, handler, opts)
+	if opts.Fair != nil {
+		return c.consumeFair(ctx, cons, concurrency, *opts.Fair, opts.ShutdownGrace)
 	}
 	grace := opts.ShutdownGrace
 	if grace <= 0 {
 		grace = 25 * time.Second
 	}
-	prefetch := max(opts.Prefetch, 1)
-
-	iter, err := cons.Messages(jetstream.PullMaxMessages(prefetch),
-		// A stopped iterator's pull request lives on in the server until it
-		// expires, and the server keeps routing messages (and our shutdown
-		// naks) to it while our connection is open; a short expiry bounds
-		// that to seconds instead of the default 30 s.
-		jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(2*time.Second),
-		// Missed heartbeats are handled inside the iterator (it re-pulls);
-		// reporting them would only make Next return early.
-		jetstream.WithMessagesErrOnMissingHeartbeat(false))
+	iter, err := messages(cons, max(opts.Prefetch, 1))
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", c.name, err)
 	}
@@ -168,12 +145,59 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 			c.handle(workCtx, msg)
 		})
 	}
+	return c.finish(ctx, iter, nil, &inflight, grace, hardStop, iterErr)
+}
+
+// newConsumer reads the consumer's settings once.
+func newConsumer(cons jetstream.Consumer, handler Handler, opts ConsumeOptions) *consumer {
+	info := cons.CachedInfo()
+	c := &consumer{
+		handler:    handler,
+		logger:     opts.Logger,
+		stream:     info.Stream,
+		name:       info.Name,
+		maxDeliver: info.Config.MaxDeliver,
+		heartbeat:  opts.Heartbeat,
+		backoff:    opts.Backoff,
+	}
+	if c.logger == nil {
+		c.logger = zap.NewNop()
+	}
+	c.logger = c.logger.With(zap.String("stream", c.stream), zap.String("consumer", c.name))
+	if c.heartbeat <= 0 {
+		c.heartbeat = info.Config.AckWait / 3
+	}
+	if c.backoff == nil {
+		c.backoff = DefaultBackoff
+	}
+	return c
+}
+
+// messages opens the pull iterator, pulling up to batch messages ahead.
+func messages(cons jetstream.Consumer, batch int) (jetstream.MessagesContext, error) {
+	return cons.Messages(jetstream.PullMaxMessages(batch),
+		// A stopped iterator's pull request lives on in the server until it
+		// expires, and the server keeps routing messages (and our shutdown
+		// naks) to it while our connection is open; a short expiry bounds
+		// that to seconds instead of the default 30 s.
+		jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(2*time.Second),
+		// Missed heartbeats are handled inside the iterator (it re-pulls);
+		// reporting them would only make Next return early.
+		jetstream.WithMessagesErrOnMissingHeartbeat(false))
+}
+
+// finish ends a Consume: on a soft stop it hands back the messages pulled
+// but not started (held, plus what the iterator still buffers) and gives
+// running handlers the grace period; when the iterator failed it stops the
+// handlers at once, since nothing can be settled any more.
+func (c *consumer) finish(ctx context.Context, iter jetstream.MessagesContext, held []jetstream.Msg,
+	inflight *sync.WaitGroup, grace time.Duration, hardStop func(), iterErr error) error {
 	if ctx.Err() != nil {
-		c.returnPrefetched(iter)
+		c.returnPrefetched(iter, held)
 	} else {
 		iter.Stop()
+		// Held messages come back after AckWait: the connection is gone.
 	}
-
 	finished := make(chan struct{})
 	go func() { inflight.Wait(); close(finished) }()
 	if ctx.Err() != nil {
@@ -184,7 +208,6 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 			<-finished
 		}
 	} else {
-		// We cannot settle anything any more: stop handlers now.
 		hardStop()
 		<-finished
 	}
@@ -359,8 +382,7 @@ func (c *consumer) settle(msg jetstream.Msg, d Delivery, s settlement) {
 // stream. They are collected first and nak'ed only after the iterator is
 // stopped: while our pull request is open the server would deliver a nak'ed
 // message straight back to us instead of to a peer.
-func (c *consumer) returnPrefetched(iter jetstream.MessagesContext) {
-	var held []jetstream.Msg
+func (c *consumer) returnPrefetched(iter jetstream.MessagesContext, held []jetstream.Msg) {
 	for {
 		// Buffered messages come back at once; the short wait only bounds
 		// the case where none are left.

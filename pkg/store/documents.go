@@ -106,6 +106,9 @@ func (s *Store) DocumentByMessageID(ctx context.Context, clientID, messageID str
 // client's document is ENOTFOUND exactly like an unknown one (the query is
 // scoped by client, so both take the same path).
 func (s *Store) DocumentByLogID(ctx context.Context, clientID, logID string) (document.Document, error) {
+	if !storableText(logID) {
+		return document.Document{}, notFound(pgx.ErrNoRows, "document %q not found", logID)
+	}
 	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE client_id = $1 AND log_id = $2`, clientID, logID)
 	d, err := scanDocument(row)
 	if err != nil {
@@ -117,6 +120,9 @@ func (s *Store) DocumentByLogID(ctx context.Context, clientID, logID string) (do
 // DocumentByLogIDAnyClient is for operators and workers, which are trusted
 // across tenants. Returns ENOTFOUND for unknown log ids.
 func (s *Store) DocumentByLogIDAnyClient(ctx context.Context, logID string) (document.Document, error) {
+	if !storableText(logID) {
+		return document.Document{}, notFound(pgx.ErrNoRows, "document %q not found", logID)
+	}
 	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+` FROM documents WHERE log_id = $1`, logID)
 	d, err := scanDocument(row)
 	if err != nil {

@@ -20,6 +20,9 @@ type SweepOptions struct {
 	Limit int
 	// Actor is recorded on the events. Defaults to "sweeper".
 	Actor string
+	// SkipLogIDs are documents whose job is still queued in the broker:
+	// they are late, not lost, and are left alone.
+	SkipLogIDs []string
 }
 
 // SweepStuck re-enqueues documents whose process job was lost: it claims
@@ -43,10 +46,11 @@ func (s *Store) SweepStuck(ctx context.Context, o SweepOptions, job func(d docum
 	var out []document.Document
 	err := s.WithTx(ctx, func(tx *Store) error {
 		rows, err := tx.db.Query(ctx, `SELECT id::text, process_seq FROM documents
-			WHERE (state = $1 AND updated_at < $2)
-			   OR (state = $3 AND coalesce(retry_at, updated_at) < $4)
+			WHERE ((state = $1 AND updated_at < $2)
+			   OR (state = $3 AND coalesce(retry_at, updated_at) < $4))
+			  AND NOT (log_id = ANY($6::text[]))
 			ORDER BY updated_at LIMIT $5 FOR UPDATE SKIP LOCKED`,
-			document.StateReceived, o.ReceivedBefore, document.StateDeferredForRetry, o.DueBefore, o.Limit)
+			document.StateReceived, o.ReceivedBefore, document.StateDeferredForRetry, o.DueBefore, o.Limit, nonNil(o.SkipLogIDs))
 		if err != nil {
 			return translate(err, "claim stuck documents")
 		}

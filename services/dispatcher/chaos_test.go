@@ -99,24 +99,8 @@ func TestSlowClientDoesNotBlockOthers(t *testing.T) {
 	t.Parallel()
 	b := setup(t, map[string]string{"INTAKE_WEBHOOK_TIMEOUT": "30s", "INTAKE_WEBHOOK_CLIENT_CONCURRENCY": "2",
 		"INTAKE_DISPATCHER_CONCURRENCY": "4"})
-	slow := newReceiver(t)
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(open) // runs before the receiver's Close, which waits for handlers
-	var inFlight, maxInFlight atomic.Int32
-	slow.setAnswer(func(w http.ResponseWriter, _ *http.Request, _ call) {
-		n := inFlight.Add(1)
-		for {
-			m := maxInFlight.Load()
-			if n <= m || maxInFlight.CompareAndSwap(m, n) {
-				break
-			}
-		}
-		<-release
-		inFlight.Add(-1)
-		w.WriteHeader(http.StatusOK)
-	})
+	slow := newHanging(t)
+	open, maxInFlight := slow.open, slow.maxInFlight
 	fast := newReceiver(t)
 	b.client("slow", slow.URL)
 	b.client("fast", fast.URL)

@@ -116,8 +116,11 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		pub:       queue.NewPublisher(d.JetStream, qcfg.Stream),
 		logger:    d.Logger,
 		tuning:    d.Tuning.withDefaults(),
-		limits:    newLimiter(max(cfg.WebhookConcurrency, 1)),
-		metrics:   newMetrics(d.Registry),
+		// The lease outlives the longest call (a killed replica's slots
+		// come back after it): the webhook timeout plus the database work
+		// around the attempt.
+		limits:  newLimiter(max(cfg.WebhookConcurrency, 1), d.Store, 2*cfg.WebhookTimeout+30*time.Second),
+		metrics: newMetrics(d.Registry),
 	}
 	cons, err := d.JetStream.Consumer(ctx, qcfg.Stream, qcfg.Dispatcher.Durable)
 	if err != nil {

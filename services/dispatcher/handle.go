@@ -56,9 +56,12 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		"dispatcher deliver", attribute.String("docintake.log_id", job.GetLogId()),
 		attribute.String("docintake.delivery_id", job.GetDeliveryId()))
 	defer span.End()
-	// The slot comes first and costs no database round trip, so jobs of a
-	// busy client bounce cheaply while others' go through.
-	release, ok := d.limits.tryAcquire(job.GetClientId())
+	// The slot comes first (this process's count before the shared lease),
+	// so jobs of a busy client bounce cheaply while others' go through.
+	release, ok, err := d.limits.tryAcquire(ctx, job.GetClientId())
+	if err != nil {
+		return err
+	}
 	if !ok {
 		d.metrics.busy.Inc()
 		delay := jitter(d.tuning.BusyDelay*time.Duration(min(m.NumDelivered, 4)), 0.5)

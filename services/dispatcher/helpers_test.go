@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,13 +124,14 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	cfg := b.config()
 	tm, err := template.Load(cfg.TemplatesDir)
 	require.NoError(b.t, err)
-	b.reg = prometheus.NewRegistry()
+	reg := prometheus.NewRegistry() // this dispatcher's, also when the test starts another
+	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objs,
 			Templates: system.Templates{Set: tm}, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
-			Registry: b.reg}, Tuning: tuning})
+			Registry: reg}, Tuning: tuning})
 	}()
 	b.t.Cleanup(func() {
 		cancel()
@@ -345,4 +347,30 @@ func intakectl(t *testing.T, b *bundle, args ...string) (stdout, stderr string, 
 	code = intakectlpkg.Main(t.Context(), args, intakectlpkg.Env{Getenv: func(k string) string { return b.env[k] },
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
 	return out.String(), errb.String(), code
+}
+
+// hanging is a webhook endpoint whose calls hang until open is called (the
+// test's cleanup opens it too, before the receiver's Close, which waits for
+// handlers); inFlight and maxInFlight count its calls.
+type hanging struct {
+	*receiver
+	open                  func()
+	inFlight, maxInFlight *atomic.Int32
+}
+
+func newHanging(t *testing.T) hanging {
+	h := hanging{receiver: newReceiver(t), inFlight: new(atomic.Int32), maxInFlight: new(atomic.Int32)}
+	release := make(chan struct{})
+	var once sync.Once
+	h.open = func() { once.Do(func() { close(release) }) }
+	t.Cleanup(h.open)
+	h.setAnswer(func(w http.ResponseWriter, _ *http.Request, _ call) {
+		n := h.inFlight.Add(1)
+		for m := h.maxInFlight.Load(); n > m && !h.maxInFlight.CompareAndSwap(m, n); m = h.maxInFlight.Load() {
+		}
+		<-release
+		h.inFlight.Add(-1)
+		w.WriteHeader(http.StatusOK)
+	})
+	return h
 }

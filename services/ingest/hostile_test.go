@@ -7,6 +7,7 @@ package ingest_test
 // serving.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -230,10 +231,15 @@ func TestPathTraversalAndControlCharacters(t *testing.T) {
 		"evil\x00.pdf\r\nX: y":         "evil.pdfX: y",
 		"\x1b[31mred.pdf":              "[31mred.pdf",
 		"a/./b/../c.pdf":               "c.pdf",
+		"order\u202Egpj.pdf":           "ordergpj.pdf", // would show as "orderfdp.jpg"
+		"\u2067x\u200F.pdf\u2069":      "x.pdf",
 	} {
 		for _, viaJSON := range []bool{false, true} {
 			if !viaJSON && strings.ContainsAny(name, "\x00\r\n\x1b") {
 				continue // multipart headers cannot carry these bytes literally
+			}
+			if !viaJSON && strings.IndexFunc(name, func(r rune) bool { return r > 0x7f }) >= 0 {
+				continue // b.multipart quotes the name with %q, which escapes these runes
 			}
 			mid := fmt.Sprintf("%x-%v", name, viaJSON)
 			var res response
@@ -403,5 +409,49 @@ func repoRoot(t *testing.T) string {
 			return dir
 		}
 		require.NotEqual(t, dir, filepath.Dir(dir), "go.work not found")
+	}
+}
+
+// Log ids PostgreSQL cannot hold in a text column (a NUL byte, invalid
+// UTF-8) name no document: 404 document_not_found, as for any unknown id,
+// never the 500 of the database's refusal. The ops console's lookup is the
+// same store call without the client scope.
+func TestDocumentUnstorableLogID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, raw := range []string{"%00", "%FF", "a%00b", "%C3%28", "%ED%A0%80"} {
+		res := b.get(t, "tok-acme", raw)
+		require.Equal(t, http.StatusNotFound, res.status, "%s: %s", raw, res.raw)
+		require.Equal(t, "document_not_found", res.body["code"], raw)
+	}
+	_, err := b.st.DocumentByLogIDAnyClient(t.Context(), "\x00")
+	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
+}
+
+// A stranger who sends headers and then dribbles a small body gets its 401
+// at once and the connection is closed, without the server waiting for the
+// body (net/http reads an unread body before answering unless the answer
+// closes the connection; the body here never completes).
+func TestUnauthenticatedSlowBody(t *testing.T) {
+	t.Parallel()
+	url, _ := runServer(t, ingest.Config{})
+	for _, auth := range []string{"", "Authorization: Bearer wrong-token\r\n"} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		_, err = io.WriteString(c, "POST /incoming HTTP/1.1\r\nHost: x\r\n"+auth+
+			"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n--b\r\n")
+		require.NoError(t, err)
+		// Only keeps a broken server from hanging the test: the answer must
+		// come without the remaining 994 bytes, which never come.
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(60*time.Second)))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err, "no answer before the body was complete (auth %q)", auth)
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode)
+		require.True(t, res.Close, "a refusal before the body is read closes the connection")
+		_, err = io.ReadAll(res.Body)
+		require.NoError(t, err)
+		_, err = c.Read(make([]byte, 1))
+		require.ErrorIs(t, err, io.EOF, "server closed the connection")
 	}
 }

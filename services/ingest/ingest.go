@@ -73,6 +73,8 @@ type Server struct {
 	metrics   *httpMetrics
 	echo      *echo.Echo
 	now       func() time.Time
+	// uploadLimit is nil unless EnableUploadRateLimit set a limit.
+	uploadLimit *uploadLimit
 }
 
 // New builds the API. notify (may be nil) is called after every accepted

@@ -33,15 +33,21 @@ func bearerToken(h string) (string, bool) {
 	return tok, tok != ""
 }
 
+// authenticate runs before anything reads the body. A refusal closes the
+// connection: otherwise net/http reads (up to 256 KiB of) the unread body
+// before it sends the answer, so a stranger dribbling a small body slowly
+// held the connection until ReadTimeout (5 min) and got its 401 only then.
 func (s *Server) authenticate() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
 			if !ok {
+				closeUnread(c)
 				return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "missing bearer token")
 			}
 			cl, err := s.store.ClientByToken(c.Request().Context(), tok)
 			if err != nil {
+				closeUnread(c)
 				if document.ErrorKind(err) == document.EUNAUTHENTICATED {
 					return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "invalid bearer token")
 				}
@@ -61,13 +67,24 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			if r.ContentLength > s.cfg.MaxUploadBytes {
-				// Close the connection: the client may still be sending.
-				c.Response().Header().Set(echo.HeaderConnection, "close")
+				closeUnread(c)
 				return tooLarge(s.cfg.MaxUploadBytes)
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUploadBytes)
 			return next(c)
 		}
+	}
+}
+
+// closeUnread makes the answer the connection's last, for a refusal given
+// before the body was read: "Connection: close" makes net/http send it at
+// once instead of first reading what the client may still be sending, and a
+// read deadline in the past stops the read of up to 256 KiB that net/http
+// still attempts after the handler to find the body's end.
+func closeUnread(c echo.Context) {
+	if c.Request().ContentLength != 0 {
+		c.Response().Header().Set(echo.HeaderConnection, "close")
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
 	}
 }
 

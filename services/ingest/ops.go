@@ -3,9 +3,11 @@ package ingest
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"html/template"
@@ -29,9 +31,13 @@ var opsFiles embed.FS
 // OpsConfig configures the ops console.
 type OpsConfig struct {
 	// Token is the console's bearer token (INTAKE_OPS_TOKEN). Browsers log
-	// in with it once and then carry a cookie derived from it; an empty
-	// token leaves the console off.
+	// in with it once and then carry a session cookie; an empty token leaves
+	// the console off.
 	Token string
+	// SessionTTL is how long a login lasts (INTAKE_OPS_SESSION_TTL).
+	// Sessions live in PostgreSQL: logout revokes one on every replica, and
+	// changing the token ends all. Defaults to 12h.
+	SessionTTL time.Duration
 	// Stream and Consumers name the JetStream stream and the durable
 	// consumers whose backlog the console shows. Consumers defaults to
 	// processor and dispatcher.
@@ -48,13 +54,12 @@ type OpsConfig struct {
 // ops is the console: server-rendered pages, no JavaScript, so it works
 // through any proxy and needs no build step.
 type ops struct {
-	cfg     OpsConfig
-	store   *store.Store
-	js      jetstream.JetStream // nil: queue section says so
-	logger  *zap.Logger
-	pages   map[string]*template.Template
-	session string // cookie value that proves a login
-	csrf    string // form field that proves a form came from the console
+	cfg    OpsConfig
+	store  *store.Store
+	js     jetstream.JetStream // nil: queue section says so
+	logger *zap.Logger
+	pages  map[string]*template.Template
+	tag    string // HMAC of the token, stored with each session it opens
 }
 
 const (
@@ -81,16 +86,20 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 	if cfg.DLQLimit <= 0 {
 		cfg.DLQLimit = 200
 	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 12 * time.Hour
+	}
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = s.cfg.SubjectPrefix
 	}
 	o := &ops{cfg: cfg, store: st, js: js, logger: s.logger.Named("ops"), pages: parsePages(),
-		session: derive(cfg.Token, "session"), csrf: derive(cfg.Token, "csrf")}
+		tag: derive(cfg.Token, "session")}
 	o.routes(s.echo)
 }
 
-// derive makes the cookie and the CSRF value from the token with HMAC, so
-// neither reveals the token and rotating the token logs everyone out.
+// derive makes the sessions' token tag and the CSRF values from the token
+// with HMAC, so none reveals the token and rotating the token logs everyone
+// out.
 func derive(token, purpose string) string {
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte("docintake ops " + purpose))
@@ -125,19 +134,34 @@ func (o *ops) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (o *ops) authenticated(c echo.Context) (viaCookie, ok bool) {
+// authenticated accepts the ops token as bearer token, or the cookie of a
+// session that is open in PostgreSQL; session is the cookie's value.
+func (o *ops) authenticated(c echo.Context) (session string, ok bool, err error) {
 	if tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
-		return false, subtle.ConstantTimeCompare([]byte(tok), []byte(o.cfg.Token)) == 1
+		return "", subtle.ConstantTimeCompare([]byte(tok), []byte(o.cfg.Token)) == 1, nil
 	}
-	if ck, err := c.Cookie(opsCookie); err == nil {
-		return true, subtle.ConstantTimeCompare([]byte(ck.Value), []byte(o.session)) == 1
+	ck, err := c.Cookie(opsCookie)
+	if err != nil || ck.Value == "" {
+		return "", false, nil
 	}
-	return false, false
+	sum := sha256.Sum256([]byte(ck.Value))
+	ok, err = o.store.OpsSessionValid(c.Request().Context(), sum[:], o.tag)
+	if err != nil {
+		return "", false, err
+	}
+	return ck.Value, ok, nil
 }
+
+// csrfFor is the form value that proves a form came from the console page
+// of that session: it changes with every login.
+func (o *ops) csrfFor(session string) string { return derive(o.cfg.Token, "csrf "+session) }
 
 func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		viaCookie, ok := o.authenticated(c)
+		session, ok, err := o.authenticated(c)
+		if err != nil {
+			return o.fail(c, err)
+		}
 		if !ok {
 			if c.Request().Method == http.MethodGet && strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
 				return c.Redirect(http.StatusSeeOther, "/ops/login")
@@ -145,7 +169,7 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="docintake ops"`)
 			return c.String(http.StatusUnauthorized, "unauthorized: INTAKE_OPS_TOKEN as bearer token, or log in at /ops/login\n")
 		}
-		c.Set("ops_cookie", viaCookie)
+		c.Set("ops_session", session)
 		return next(c)
 	}
 }
@@ -155,8 +179,8 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 // requests are not sent by browsers on their own and need no check.
 func (o *ops) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if viaCookie, _ := c.Get("ops_cookie").(bool); viaCookie &&
-			subtle.ConstantTimeCompare([]byte(c.FormValue("csrf")), []byte(o.csrf)) != 1 {
+		if session, _ := c.Get("ops_session").(string); session != "" &&
+			subtle.ConstantTimeCompare([]byte(c.FormValue("csrf")), []byte(o.csrfFor(session))) != 1 {
 			return o.render(c, http.StatusForbidden, "error", map[string]any{"Message": "The form is stale; reload the page and try again."})
 		}
 		return next(c)
@@ -181,12 +205,27 @@ func (o *ops) handleLogin(c echo.Context) error {
 		o.logger.Warn("ops login failed", zap.String("remote", c.RealIP()))
 		return o.render(c, http.StatusUnauthorized, "login", map[string]any{"Failed": true})
 	}
-	c.SetCookie(&http.Cookie{Name: opsCookie, Value: o.session, Path: "/ops/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: 12 * 3600})
+	var id [32]byte
+	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails (Go 1.24+)
+	session := base64.RawURLEncoding.EncodeToString(id[:])
+	sum := sha256.Sum256([]byte(session))
+	if err := o.store.CreateOpsSession(c.Request().Context(), sum[:], o.tag, o.cfg.SessionTTL); err != nil {
+		return o.fail(c, err)
+	}
+	c.SetCookie(&http.Cookie{Name: opsCookie, Value: session, Path: "/ops/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: int(o.cfg.SessionTTL.Seconds())})
 	return c.Redirect(http.StatusSeeOther, "/ops/")
 }
 
+// handleLogout revokes the session on the server, so a copy of the cookie
+// is worth nothing afterwards, and clears it in the browser.
 func (o *ops) handleLogout(c echo.Context) error {
+	if ck, err := c.Cookie(opsCookie); err == nil && ck.Value != "" {
+		sum := sha256.Sum256([]byte(ck.Value))
+		if err := o.store.RevokeOpsSession(c.Request().Context(), sum[:]); err != nil {
+			return o.fail(c, err)
+		}
+	}
 	c.SetCookie(&http.Cookie{Name: opsCookie, Value: "", Path: "/ops/", HttpOnly: true, MaxAge: -1})
 	return c.Redirect(http.StatusSeeOther, "/ops/login")
 }
@@ -375,7 +414,8 @@ func (o *ops) fail(c echo.Context, err error) error {
 }
 
 func (o *ops) render(c echo.Context, status int, page string, data map[string]any) error {
-	data["CSRF"] = o.csrf
+	session, _ := c.Get("ops_session").(string)
+	data["CSRF"] = o.csrfFor(session)
 	data["Refresh"] = int(o.cfg.Refresh.Seconds())
 	data["Now"] = time.Now().UTC()
 	data["Page"] = page
@@ -412,8 +452,9 @@ func parsePages() map[string]*template.Template {
 			}
 			return now.Sub(t).Round(time.Second).String()
 		},
-		"ts": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-		"ms": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+		"ts":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"ms":    func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+		"shown": showBidi,
 	}
 	pages := map[string]*template.Template{}
 	for _, p := range []string{"index", "document", "login", "error"} {

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -307,4 +308,62 @@ func TestOpsConsoleInChromium(t *testing.T) {
 		chromedp.Navigate(b.url+"/ops/"),
 		chromedp.WaitVisible(`#dlq-empty`, chromedp.ByQuery),
 	), "the DLQ is empty afterwards")
+}
+
+// A console session lives on the server: logout revokes it (a copy of the
+// cookie opens nothing afterwards), it ends when it expires, and the cookie
+// the browser keeps is only a random name for it.
+func TestOpsSessionRevokedAndExpired(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t, opsToken)
+	login := func(t *testing.T) string {
+		t.Helper()
+		res := opsRequest(t, "POST", b.url+"/ops/login", "", url.Values{"token": {opsToken}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		cks := res.Cookies()
+		require.Len(t, cks, 1)
+		require.Equal(t, 12*3600, cks[0].MaxAge, "the browser forgets the cookie when the session expires")
+		return cks[0].Name + "=" + cks[0].Value
+	}
+	status := func(t *testing.T, cookie string) int {
+		t.Helper()
+		return opsRequest(t, "GET", b.url+"/ops/", "", nil, "Cookie", cookie).StatusCode
+	}
+
+	first, second := login(t), login(t)
+	require.NotEqual(t, first, second, "every login opens its own session")
+	require.Equal(t, http.StatusOK, status(t, first))
+	require.Equal(t, http.StatusOK, status(t, second))
+
+	res := opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{}, "Cookie", first)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, http.StatusUnauthorized, status(t, first), "the cookie is worthless after logout")
+	require.Equal(t, http.StatusOK, status(t, second), "logout ends only its own session")
+
+	// Expiry is decided by the server's clock, not the browser's MaxAge:
+	// age the session in the database rather than wait 12 hours.
+	_, err := b.st.Pool().Exec(t.Context(), `UPDATE ops_sessions SET expires_at = now() - interval '1 second' WHERE revoked_at IS NULL`)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusUnauthorized, status(t, second), "an expired session is refused")
+	require.Equal(t, http.StatusUnauthorized, status(t, "docintake_ops=made-up"))
+}
+
+// Bidi controls in client text (kept in message ids and subjects, and in
+// file names stored before uploads stripped them) are shown as visible
+// escapes, so "\u202Efdp.exe" cannot pose as "exe.pdf" in the console.
+func TestOpsShowsBidiControls(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t, opsToken)
+	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-\u202Ebidi")
+	_, err := b.st.Pool().Exec(t.Context(), `UPDATE documents SET filename = $2, subject = $3 WHERE id = $1`,
+		d.ID, "order\u202Egpj.pdf", "PO \u2067x\u2069")
+	require.NoError(t, err)
+	res := opsRequest(t, "GET", b.url+"/ops/documents/"+d.LogID, opsToken, nil)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	page := html.UnescapeString(readBody(t, res))
+	require.NotContains(t, page, "\u202E")
+	require.NotContains(t, page, "\u2067")
+	require.Contains(t, page, "order<U+202E>gpj.pdf")
+	require.Contains(t, page, "m-<U+202E>bidi")
+	require.Contains(t, page, "PO <U+2067>x<U+2069>")
 }

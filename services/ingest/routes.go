@@ -40,8 +40,8 @@ func (s *Server) routes() *echo.Echo {
 	// Middleware per route, not Group.Use: a group's middleware also runs for
 	// unmatched paths, which would turn every 404 into a 401.
 	api := e.Group(s.cfg.BasePath)
-	api.POST("/incoming", s.handleUploadMultipart(), s.authenticate(), s.bodyLimit())
-	api.POST("/incoming-json", s.handleUploadJSON(), s.authenticate(), s.bodyLimit())
+	api.POST("/incoming", s.handleUploadMultipart(), s.authenticate(), s.rateLimit(), s.bodyLimit())
+	api.POST("/incoming-json", s.handleUploadJSON(), s.authenticate(), s.rateLimit(), s.bodyLimit())
 	api.GET("/documents/:log_id", s.handleDocument(), s.authenticate())
 	return e
 }

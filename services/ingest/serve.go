@@ -42,9 +42,10 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	)
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, relay.Notify, d.Logger, d.Registry, health)
+	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
 	consumers := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
-	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, Stream: qcfg.Stream, Consumers: consumers,
+	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.JetStream)
 
 	// The relay outlives the HTTP server's drain: it stops only after the

@@ -112,14 +112,14 @@ func (r *uploadRequest) Valid() map[string]string {
 	return r.fieldErrs
 }
 
-// cleanFilename keeps a display name only: no directories, no control
-// characters, valid UTF-8, bounded length. It is never used as a storage key.
+// cleanFilename keeps a display name only: no directories, no control or
+// bidi control characters, valid UTF-8, bounded length. It is never used as a storage key.
 func cleanFilename(name string) string {
 	name = strings.ToValidUTF8(name, "\uFFFD")
 	name = strings.ReplaceAll(name, "\\", "/")
 	name = path.Base(name)
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || isBidiControl(r) {
 			return -1
 		}
 		return r

@@ -51,7 +51,11 @@ type statusReport struct {
 	DeliveriesPending     int            `json:"deliveries_pending"`
 	DeliveriesRetrying    int            `json:"deliveries_retrying"`
 	DisabledEndpoints     int            `json:"disabled_endpoints"`
-	DLQ                   []statusDLQ    `json:"dlq"`
+	// Orphaned source objects removed by the processors (uploads killed
+	// before their commit), in all and in the last 24 hours.
+	OrphansRemoved        int         `json:"orphans_removed"`
+	OrphansRemovedLastDay int         `json:"orphans_removed_last_day"`
+	DLQ                   []statusDLQ `json:"dlq"`
 }
 
 func runStatus(ctx context.Context, args []string, env Env) int {
@@ -80,6 +84,11 @@ func runStatus(ctx context.Context, args []string, env Env) int {
 		return fail(env, "%v", err)
 	}
 	rep := report(sum, dlq)
+	orphans, err := st.OrphansRemoved(ctx)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	rep.OrphansRemoved, rep.OrphansRemovedLastDay = orphans.Total, orphans.LastDay
 	rep.Queues = consumerStatus(ctx, cfg)
 
 	code := 0
@@ -194,6 +203,7 @@ func printStatus(env Env, rep statusReport, dlqTotal int) {
 	fmt.Fprintf(tw, "outbox rows not yet published\t%d (oldest %s)\n", rep.OutboxUnsent, secs(rep.OutboxOldestSeconds))
 	fmt.Fprintf(tw, "webhook deliveries pending\t%d (%d retrying)\n", rep.DeliveriesPending, rep.DeliveriesRetrying)
 	fmt.Fprintf(tw, "clients with disabled webhook\t%d\n", rep.DisabledEndpoints)
+	fmt.Fprintf(tw, "orphaned source objects removed\t%d (%d in the last 24h)\n", rep.OrphansRemoved, rep.OrphansRemovedLastDay)
 	_ = tw.Flush()
 
 	fmt.Fprintf(env.Stdout, "\nDLQ: %d documents", dlqTotal)

@@ -47,6 +47,12 @@ func TestStatus(t *testing.T) {
 		}
 	}
 
+	// An orphaned source object a processor removed (an upload killed
+	// before its commit).
+	first, err := st.RecordOrphanRemoved(ctx, "sources/2026/11/24/gone.pdf")
+	require.NoError(t, err)
+	require.True(t, first)
+
 	env := map[string]string{"INTAKE_DATABASE_URL": url, "INTAKE_NATS_URL": srv.ClientURL(),
 		"INTAKE_STREAM": qcfg.Stream, "INTAKE_SUBJECT_PREFIX": qcfg.SubjectPrefix}
 	r := runEnv(t, env, "status", "--json")
@@ -59,8 +65,9 @@ func TestStatus(t *testing.T) {
 			Oldest   float64 `json:"oldest_pending_seconds"`
 			Error    string  `json:"error"`
 		} `json:"queues"`
-		OutboxUnsent int `json:"outbox_unsent"`
-		DLQ          []struct {
+		OutboxUnsent   int `json:"outbox_unsent"`
+		OrphansRemoved int `json:"orphans_removed"`
+		DLQ            []struct {
 			LogID     string `json:"log_id"`
 			LastError string `json:"last_error"`
 		} `json:"dlq"`
@@ -76,6 +83,7 @@ func TestStatus(t *testing.T) {
 	require.Greater(t, rep.Queues[0].Oldest, 0.0)
 	require.Equal(t, uint64(0), rep.Queues[1].Pending)
 	require.Equal(t, 2, rep.OutboxUnsent, "this test published without the relay")
+	require.Equal(t, 1, rep.OrphansRemoved)
 	require.Len(t, rep.DLQ, 1)
 	require.Equal(t, dlq.LogID, rep.DLQ[0].LogID)
 	require.Equal(t, "extraction timed out after 20s", rep.DLQ[0].LastError)
@@ -85,6 +93,7 @@ func TestStatus(t *testing.T) {
 	require.Regexp(t, `(?m)^dlq\s+1$`, r.stdout)
 	require.Regexp(t, `(?m)^processor\s+2\s+\d+(ms|s|m)`, r.stdout)
 	require.Contains(t, r.stdout, dlq.LogID)
+	require.Regexp(t, `(?m)^orphaned source objects removed\s+1 \(1 in the last 24h\)$`, r.stdout)
 
 	// Without NATS the database half still prints; the exit code says a
 	// part is missing.

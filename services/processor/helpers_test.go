@@ -162,6 +162,7 @@ func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 type docOpts struct {
 	template string
 	mode     document.ResultMode
+	client   string // default clientID
 }
 
 // upload stores pdf and creates its document with the first process job,
@@ -179,13 +180,16 @@ func (b *bundle) create(pdf []byte, o docOpts) document.Document {
 	if o.template == "" {
 		o.template = "acme"
 	}
+	if o.client == "" {
+		o.client = clientID
+	}
 	ctx := b.t.Context()
 	logID := uuid.NewString()
 	now := time.Now()
 	key := objectstore.SourceKey(logID, now)
 	require.NoError(b.t, b.objects.Store.Put(ctx, key, bytes.NewReader(pdf), int64(len(pdf)), "application/pdf"))
 	sum := sha256.Sum256(pdf)
-	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: clientID, MessageID: "m-" + logID,
+	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: o.client, MessageID: "m-" + logID,
 		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "order.pdf", Subject: "PO", Template: o.template,
 		ResultMode: o.mode, SourcePath: b.objects.URI(key)}
 	m := jobs.Process(b.qcfg.SubjectPrefix, d, 1, now)

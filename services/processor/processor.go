@@ -2,7 +2,8 @@
 //
 //   - a share of the durable pull consumer "processor" on <prefix>.process.>
 //     (INTAKE_PROCESSOR_CONCURRENCY documents at a time, InProgress
-//     heartbeats while a document is worked on);
+//     heartbeats while a document is worked on), clients taking turns for
+//     the workers (queue.Fair);
 //   - per job: load the document, read its PDF, extract the text
 //     (pkg/pdftext), run its template with mappings from PostgreSQL
 //     (pkg/template), write the openTRANS XML and the canonical JSON to
@@ -12,6 +13,7 @@
 //     documents whose job was delivered too often without an outcome (a
 //     worker killed each time) to dlq;
 //   - a sweeper that re-enqueues documents whose job was lost;
+//   - a collector of source objects no document refers to (orphans.go);
 //   - an outbox relay, and Prometheus metrics on Deps.Registry.
 //
 // Every state change is a compare-and-set, so duplicated, redelivered and
@@ -93,11 +95,15 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},
 	}
 
+	orphans := newOrphanCollector(d.Store, d.Objects, cfg.OrphanGrace, d.Logger.Named("orphans"), d.Registry)
+
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error {
-		return w.sweepLoop(gctx, cfg.SweepInterval, cfg.StuckAfter)
+		return w.sweepLoop(gctx, cfg.SweepInterval, cfg.StuckAfter, jobQueue{js: d.JetStream, stream: qcfg.Stream,
+			processor: qcfg.Processor.Durable, dispatcher: qcfg.Dispatcher.Durable})
 	})
+	g.Go(func() error { return orphans.run(gctx, cfg.OrphanInterval) })
 	g.Go(func() error {
 		return w.watchMaxDeliveries(gctx, d.NATS, d.JetStream, qcfg.Stream, qcfg.Processor.Durable)
 	})
@@ -108,6 +114,9 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			// Failed attempts and infrastructure errors wait this long;
 			// deferrals name their own delay (RetryAfter).
 			Backoff: func(uint64) time.Duration { return cfg.ProcessorFailureDelay },
+			// Clients (the subject's last token) take turns for the workers,
+			// so one client's burst or hanging PDFs do not starve the others.
+			Fair: &queue.Fair{Window: cfg.ProcessorFairWindow, PerTenant: cfg.ProcessorClientConcurrency},
 		})
 		if err != nil && gctx.Err() == nil {
 			return fmt.Errorf("processor: %w", err)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -18,43 +21,130 @@ import (
 // publish before it is on disk unless sync_interval is always, and a broker
 // can lose a stream; PostgreSQL is the source of truth, so documents that
 // wait for a job nobody will deliver are found there.
-func (w *worker) sweepLoop(ctx context.Context, interval, stuckAfter time.Duration) error {
+func (w *worker) sweepLoop(ctx context.Context, interval, stuckAfter time.Duration, q jobQueue) error {
+	every(ctx, interval, func() {
+		if _, err := w.sweep(ctx, stuckAfter, q); err != nil && ctx.Err() == nil {
+			w.log.Warn("sweep failed", zap.Error(err))
+		}
+	})
+	return nil
+}
+
+// every calls fn every interval until ctx is done; interval <= 0: never.
+func every(ctx context.Context, interval time.Duration, fn func()) {
 	if interval <= 0 {
-		return nil
+		return
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-t.C:
 		}
-		if _, err := w.sweep(ctx, stuckAfter); err != nil && ctx.Err() == nil {
-			w.log.Warn("sweep failed", zap.Error(err))
+		fn()
+	}
+}
+
+// jobQueue tells which jobs are still in the broker (queue.Waiting for the
+// processor's and the dispatcher's consumers); nil in tests that check the
+// sweep alone.
+type jobQueue struct {
+	js                    jetstream.JetStream
+	stream                string
+	processor, dispatcher string // durable consumer names
+}
+
+// waitingProcess returns the log ids of documents whose process job the
+// processor consumer has not delivered yet: they are queued behind others
+// (a large backlog waits longer than INTAKE_STUCK_AFTER), not lost.
+func (q jobQueue) waitingProcess(ctx context.Context, prefix string) ([]string, error) {
+	if q.js == nil {
+		return nil, nil
+	}
+	waiting, _, err := queue.Waiting(ctx, q.js, q.stream, q.processor, prefix+".process.>", true)
+	ids := make([]string, 0, len(waiting))
+	for _, j := range waiting {
+		if logID, _, ok := strings.Cut(j.MsgID, ":process:"); ok {
+			ids = append(ids, logID)
 		}
 	}
+	return ids, err
+}
+
+// waitingDeliver returns the document ids of deliver jobs still in the
+// stream, delivered or not (a job put back because its client had no free
+// slot has no delivery row yet, and must not be sent twice).
+func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) ([]string, error) {
+	if q.js == nil {
+		return nil, nil
+	}
+	waiting, _, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
+	ids := make([]string, 0, len(waiting))
+	for _, j := range waiting {
+		if job, perr := jobs.ParseDeliver(j.Data); perr == nil {
+			ids = append(ids, job.GetDocumentId())
+		}
+	}
+	return ids, err
 }
 
 // sweep re-enqueues documents in received whose state has not moved for
 // stuckAfter, and deferred documents whose retry is overdue by stuckAfter,
-// each with a new process job that supersedes the old one. Replicas sweep
-// concurrently without taking the same document (store.SweepStuck claims
-// rows with SKIP LOCKED). Outbox rows never marked sent need no sweep of
-// their own: the relay re-reads unsent rows on every poll.
-func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration) (int, error) {
-	total := 0
-	for {
-		now := time.Now()
-		docs, err := w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter)},
+// each with a new process job that supersedes the old one, unless the job
+// is still queued in the broker; and documents whose outcome waits for a
+// webhook since stuckAfter without a delivery row and without a deliver job
+// in the broker (the job was lost before the dispatcher saw it), each with
+// a new deliver job. Replicas sweep concurrently without taking the same
+// document (the store claims rows with SKIP LOCKED). Outbox rows never
+// marked sent need no sweep of their own: the relay re-reads unsent rows on
+// every poll. A broker that cannot be read makes the sweep skip nothing
+// (a duplicate job is harmless; a lost one is not).
+func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
+	waiting, err := q.waitingProcess(ctx, w.prefix)
+	if err != nil {
+		w.log.Warn("sweep: queued process jobs unknown", zap.Error(err))
+	}
+	n, err := w.sweepBatches(ctx, "re-enqueued stuck document", func(now time.Time) ([]document.Document, error) {
+		return w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter),
+			SkipLogIDs: waiting},
 			func(d document.Document, seq int) store.OutboxRow {
 				m := jobs.Process(w.prefix, d, seq, now)
 				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
 			})
+	})
+	if err != nil {
+		return n, err
+	}
+	m, err := w.sweepUndelivered(ctx, stuckAfter, q)
+	return n + m, err
+}
+
+// sweepUndelivered re-enqueues lost deliver jobs (see sweep).
+func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
+	waiting, err := q.waitingDeliver(ctx, w.prefix)
+	if err != nil {
+		w.log.Warn("sweep: queued deliver jobs unknown", zap.Error(err))
+	}
+	return w.sweepBatches(ctx, "re-enqueued lost deliver job", func(now time.Time) ([]document.Document, error) {
+		return w.st.SweepUndelivered(ctx, now.Add(-stuckAfter), waiting, 100, "sweeper",
+			func(d document.Document) store.OutboxRow {
+				m := jobs.Deliver(w.prefix, d, "msg_"+uuid.NewString(), now)
+				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+			})
+	})
+}
+
+// sweepBatches calls batch (at most 100 documents each, the store's
+// default) until it returns fewer, logging and counting every document.
+func (w *worker) sweepBatches(ctx context.Context, what string, batch func(now time.Time) ([]document.Document, error)) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		docs, err := batch(time.Now())
 		total += len(docs)
 		for _, d := range docs {
-			w.log.Warn("re-enqueued stuck document", zap.String("log_id", d.LogID), zap.Stringer("state", d.State),
-				zap.Time("since", d.UpdatedAt))
+			w.log.Warn(what, zap.String("log_id", d.LogID), zap.Stringer("state", d.State), zap.Time("since", d.UpdatedAt))
 		}
 		if len(docs) > 0 {
 			w.metrics.swept.Add(float64(len(docs)))
@@ -64,6 +154,7 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration) (int, erro
 			return total, err
 		}
 	}
+	return total, ctx.Err()
 }
 
 // maxDeliveriesSubject is where JetStream announces that a consumer reached

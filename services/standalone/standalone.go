@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -42,7 +43,11 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 			return fmt.Errorf("postgres log: %w", err)
 		}
 		defer logf.Close()
-		cluster, err := pgcluster.Start(ctx, filepath.Join(dataDir, "postgres"), logf)
+		pw, err := secret(filepath.Join(dataDir, "postgres.password"))
+		if err != nil {
+			return err
+		}
+		cluster, err := pgcluster.Start(ctx, filepath.Join(dataDir, "postgres"), pw, logf)
 		if err != nil {
 			return fmt.Errorf("private postgres (or set INTAKE_DATABASE_URL): %w", err)
 		}
@@ -52,7 +57,9 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 			}
 		}()
 		cfg.DatabaseURL = cluster.URL
-		logger.Info("started private postgres", zap.String("dir", filepath.Join(dataDir, "postgres")))
+		logger.Info("started private postgres", zap.String("dir", filepath.Join(dataDir, "postgres")),
+			zap.String("url", fmt.Sprintf("postgres://postgres:PASSWORD@127.0.0.1:%d/docintake", cluster.Port)),
+			zap.String("password_file", filepath.Join(dataDir, "postgres.password")))
 	}
 	st, err := system.OpenStore(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -77,7 +84,11 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 		return err
 	}
 
-	ns, err := startNATS(cfg.NATSListen, filepath.Join(dataDir, "nats"))
+	natsToken, err := secret(filepath.Join(dataDir, "nats.token"))
+	if err != nil {
+		return err
+	}
+	ns, err := startNATS(cfg.NATSListen, filepath.Join(dataDir, "nats"), natsToken)
 	if err != nil {
 		return err
 	}
@@ -85,8 +96,9 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	}()
-	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()))
-	nc, js, err := system.ConnectNATS(ctx, ns.ClientURL(), "docintake-standalone", system.QueueConfig(cfg), logger)
+	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()),
+		zap.String("token_file", filepath.Join(dataDir, "nats.token")))
+	nc, js, err := system.ConnectNATS(ctx, withToken(ns.ClientURL(), natsToken), "docintake-standalone", system.QueueConfig(cfg), logger)
 	if err != nil {
 		return err
 	}
@@ -119,10 +131,17 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	return err
 }
 
+// withToken puts the NATS token into a nats:// URL (nats.go reads a user
+// without password as the token).
+func withToken(natsURL, token string) string {
+	return strings.Replace(natsURL, "nats://", "nats://"+token+"@", 1)
+}
+
 // startNATS runs an embedded JetStream server on listen with its store in
-// dir. sync_interval always: JetStream acknowledges before fsync otherwise,
-// and an accepted document must survive a power loss (DESIGN.md).
-func startNATS(listen, dir string) (*server.Server, error) {
+// dir; clients must present token. sync_interval always: JetStream
+// acknowledges before fsync otherwise, and an accepted document must survive
+// a power loss (DESIGN.md).
+func startNATS(listen, dir, token string) (*server.Server, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("INTAKE_NATS_LISTEN %q: %w", listen, err)
@@ -135,7 +154,7 @@ func startNATS(listen, dir string) (*server.Server, error) {
 		port = server.RANDOM_PORT
 	}
 	opts := &server.Options{ServerName: "docintake-standalone", Host: host, Port: port, JetStream: true,
-		StoreDir: dir, SyncAlways: true, SyncInterval: 2 * time.Minute, NoSigs: true, NoLog: true}
+		StoreDir: dir, SyncAlways: true, SyncInterval: 2 * time.Minute, NoSigs: true, NoLog: true, Authorization: token}
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)

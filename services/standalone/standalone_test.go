@@ -20,6 +20,7 @@ import (
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/standalone"
 	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -44,6 +45,7 @@ func repoRoot(t testing.TB) string {
 
 type system struct {
 	url  string
+	dir  string // INTAKE_DATA_DIR
 	stop func() error
 }
 
@@ -88,7 +90,7 @@ func start(t testing.TB, env map[string]string) *system {
 		cancel()
 		t.Fatal("standalone did not start within 90s")
 	}
-	s := &system{url: "http://" + addr}
+	s := &system{url: "http://" + addr, dir: dataDir}
 	var once bool
 	s.stop = func() error {
 		if once {
@@ -212,6 +214,38 @@ func TestStandalonePrivatePostgres(t *testing.T) {
 	s := start(t, nil) // no INTAKE_DATABASE_URL: a private cluster under the data dir
 	ack := upload(t, s.url, "private-pg", pdftexttest.PDF([]string{"x"}))
 	require.NotEmpty(t, details(t, s.url, ack["log_id"].(string))["id"])
+
+	// The cluster listens on loopback, where every local user can reach it:
+	// without the generated password (0600 in the data dir) nobody gets in.
+	pw := readSecret(t, filepath.Join(s.dir, "postgres.password"))
+	pid, err := os.ReadFile(filepath.Join(s.dir, "postgres", "postmaster.pid"))
+	require.NoError(t, err)
+	port := strings.Split(string(pid), "\n")[3] // postmaster.pid: pid, data dir, start time, port, …
+	for _, u := range []string{"postgres://postgres@127.0.0.1:" + port + "/docintake?sslmode=disable",
+		"postgres://postgres:wrong@127.0.0.1:" + port + "/docintake?sslmode=disable"} {
+		conn, err := pgx.Connect(t.Context(), u)
+		if err == nil {
+			conn.Close(t.Context())
+		}
+		require.ErrorContains(t, err, "password authentication failed", "no password or a wrong one is refused")
+	}
+	conn, err := pgx.Connect(t.Context(), "postgres://postgres:"+pw+"@127.0.0.1:"+port+"/docintake?sslmode=disable")
+	require.NoError(t, err)
+	conn.Close(t.Context())
+}
+
+// readSecret checks that a generated secret is private to its owner and
+// returns it.
+func readSecret(t *testing.T, path string) string {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "%s is for its owner only", path)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sec := strings.TrimSpace(string(b))
+	require.Len(t, sec, 64, "32 random bytes as hex")
+	return sec
 }
 
 // The embedded NATS server listens on INTAKE_NATS_LISTEN for outside
@@ -227,7 +261,13 @@ func TestStandaloneEmbeddedNATS(t *testing.T) {
 	ack := upload(t, s.url, "nats-1", pdftexttest.PDF([]string{"x"}))
 	upload(t, s.url, "nats-1", pdftexttest.PDF([]string{"x"})) // a retried upload publishes nothing new
 
-	nc, err := nats.Connect("nats://" + natsAddr)
+	// Local strangers are refused; workers and intakectl join with the
+	// token from the data dir.
+	_, err = nats.Connect("nats://" + natsAddr)
+	require.ErrorIs(t, err, nats.ErrAuthorization, "the embedded server needs its token")
+	_, err = nats.Connect("nats://not-the-token@" + natsAddr)
+	require.ErrorIs(t, err, nats.ErrAuthorization)
+	nc, err := nats.Connect("nats://" + readSecret(t, filepath.Join(s.dir, "nats.token")) + "@" + natsAddr)
 	require.NoError(t, err)
 	defer nc.Close()
 	js, err := jetstream.New(nc)

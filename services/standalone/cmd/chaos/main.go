@@ -23,6 +23,7 @@ func main() {
 	flag.IntVar(&o.Dispatchers, "dispatchers", 2, "dispatcher processes")
 	flag.DurationVar(&o.KillEvery, "kill-every", 0, "mean time between kill -9 of a random service (default 3s)")
 	flag.IntVar(&o.NATSRestarts, "nats-restarts", 2, "nats-server crashes during the upload (-1: none)")
+	flag.BoolVar(&o.NATSCluster, "nats-cluster", false, "three clustered nats-servers with an R3 stream; NATS crashes hit one node at a time, the stream leader first")
 	flag.IntVar(&o.PGRestarts, "pg-restarts", 1, "PostgreSQL crashes during the upload (-1: none)")
 	flag.Float64Var(&o.WebhookFail, "webhook-fail", 0.02, "share of webhook calls answered 503 (-1: none)")
 	flag.DurationVar(&o.Quiesce, "quiesce", 0, "how long to wait for quiescence (default 10m)")

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,8 @@ import (
 
 	"github.com/docintake/docintake/services/standalone/internal/sysproc"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Options configure one run. Zero values take the full run's defaults.
@@ -40,13 +43,17 @@ type Options struct {
 	Dispatchers  int           // dispatcher processes (default 2)
 	KillEvery    time.Duration // mean time between kill -9 of a random service (default 3s)
 	NATSRestarts int           // nats-server kill -9 + restart during the upload (default 2; <0: none)
-	PGRestarts   int           // PostgreSQL crash (immediate shutdown) + restart (default 1; <0: none)
-	WebhookFail  float64       // share of webhook calls the receiver answers 503 (default 0.02; <0: none)
-	Quiesce      time.Duration // how long to wait for quiescence after the faults (default 10m)
-	BinDir       string        // directory with ingest, processor, dispatcher; "" builds them
-	WorkDir      string        // kept for inspection when set; else a temp dir removed after a green run
-	LogLevel     string        // services' INTAKE_LOG_LEVEL (default info)
-	Out          io.Writer     // progress and summary (default os.Stdout)
+	// NATSCluster runs three nats-servers clustered over loopback routes
+	// with an R3 stream (INTAKE_STREAM_REPLICAS=3), as production does;
+	// each NATS fault kills one node, the first one the stream's leader.
+	NATSCluster bool
+	PGRestarts  int           // PostgreSQL crash (immediate shutdown) + restart (default 1; <0: none)
+	WebhookFail float64       // share of webhook calls the receiver answers 503 (default 0.02; <0: none)
+	Quiesce     time.Duration // how long to wait for quiescence after the faults (default 10m)
+	BinDir      string        // directory with ingest, processor, dispatcher; "" builds them
+	WorkDir     string        // kept for inspection when set; else a temp dir removed after a green run
+	LogLevel    string        // services' INTAKE_LOG_LEVEL (default info)
+	Out         io.Writer     // progress and summary (default os.Stdout)
 }
 
 func (o *Options) defaults() {
@@ -205,18 +212,20 @@ type harness struct {
 	tenants map[string]tenant
 	pg      *sysproc.Proc
 	pgURL   string
-	nats    *sysproc.Proc
+	nats    *sysproc.Proc // the single server, or the first cluster node
 	natsURL string
-	s3      *sysproc.Proc
-	s3URL   string
-	recv    *receiver
-	apiURL  string
-	svcs    []*service
-	pool    *pgxpool.Pool
-	procs   []*sysproc.Proc
-	start   time.Time
-	report  *Report
-	outMu   sync.Mutex // logf is called from many goroutines
+	// natsNodes are the servers (one without NATSCluster).
+	natsNodes []sysproc.NATSNode
+	s3        *sysproc.Proc
+	s3URL     string
+	recv      *receiver
+	apiURL    string
+	svcs      []*service
+	pool      *pgxpool.Pool
+	procs     []*sysproc.Proc
+	start     time.Time
+	report    *Report
+	outMu     sync.Mutex // logf is called from many goroutines
 }
 
 func (h *harness) logf(format string, args ...any) {
@@ -297,12 +306,27 @@ func (h *harness) setUp(ctx context.Context) error {
 
 	// nats-server: file store, fsync on every write.
 	var natsAddr, s3Addr string
-	if h.nats, h.natsURL, natsAddr, err = sysproc.NewNATS(h.repo, h.work, h.logDir); err != nil {
-		return err
+	if h.opts.NATSCluster {
+		if h.natsNodes, h.natsURL, err = sysproc.NewNATSCluster(h.repo, h.work, h.logDir, 3); err != nil {
+			return err
+		}
+	} else {
+		if h.nats, h.natsURL, natsAddr, err = sysproc.NewNATS(h.repo, h.work, h.logDir); err != nil {
+			return err
+		}
+		h.natsNodes = []sysproc.NATSNode{{Proc: h.nats, Name: "nats", Addr: natsAddr}}
 	}
-	h.procs = append(h.procs, h.nats)
-	if err := h.startInfra(ctx, h.nats, sysproc.TCPReady(natsAddr)); err != nil {
-		return err
+	h.nats = h.natsNodes[0].Proc
+	for _, n := range h.natsNodes {
+		h.procs = append(h.procs, n.Proc)
+		if err := n.Proc.Start(); err != nil {
+			return err
+		}
+	}
+	for _, n := range h.natsNodes {
+		if err := sysproc.WaitFor(ctx, n.Proc, 60*time.Second, sysproc.TCPReady(n.Addr)); err != nil {
+			return err
+		}
 	}
 
 	// versitygw.
@@ -387,6 +411,7 @@ func (h *harness) serviceEnv(clientsFile string) []string {
 	return append(env,
 		"INTAKE_DATABASE_URL="+h.pgURL,
 		"INTAKE_NATS_URL="+h.natsURL,
+		"INTAKE_STREAM_REPLICAS="+strconv.Itoa(len(h.natsNodes)),
 		"INTAKE_S3_ENDPOINT="+h.s3URL,
 		"INTAKE_S3_BUCKET=chaos",
 		"INTAKE_S3_ACCESS_KEY=chaos",
@@ -571,7 +596,12 @@ func (h *harness) chaos(ctx context.Context, u *uploader, loadDone <-chan struct
 			var err error
 			switch what {
 			case "nats":
-				err = h.restartInfra(ctx, h.nats, syscall.SIGKILL, 2*time.Second, sysproc.TCPReady(strings.TrimPrefix(h.natsURL, "nats://")))
+				var leader bool
+				if leader, err = h.restartNATSNode(ctx, i == 0); err == nil && leader {
+					mu.Lock()
+					kills["nats-leader"]++
+					mu.Unlock()
+				}
 			case "postgres":
 				// Immediate shutdown: no checkpoint, crash recovery at the
 				// next start, like a power cut (a SIGKILLed postmaster would
@@ -621,15 +651,56 @@ func (h *harness) chaos(ctx context.Context, u *uploader, loadDone <-chan struct
 	}
 	var parts []string
 	n := 0
-	for _, name := range append([]string{"nats", "postgres"}, h.serviceNames()...) {
+	for _, name := range append([]string{"nats", "nats-leader", "postgres"}, h.serviceNames()...) {
 		if kills[name] > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", name, kills[name]))
-			if name != "nats" && name != "postgres" {
+			if name != "nats" && name != "nats-leader" && name != "postgres" {
 				n += kills[name]
 			}
 		}
 	}
 	return fmt.Sprintf("%d service kills (%s)", n, strings.Join(parts, " ")), nil
+}
+
+// restartNATSNode kills -9 one NATS server and starts it again on the same
+// port and data: the only one without a cluster; in a cluster the stream's
+// leader when leaderFirst (and it can be found), else a random node. It
+// reports whether the node killed led the stream.
+func (h *harness) restartNATSNode(ctx context.Context, leaderFirst bool) (bool, error) {
+	node := h.natsNodes[rand.IntN(len(h.natsNodes))]
+	leader := h.streamLeader(ctx)
+	if leaderFirst && leader != "" {
+		for _, n := range h.natsNodes {
+			if n.Name == leader {
+				node = n
+			}
+		}
+	}
+	err := h.restartInfra(ctx, node.Proc, syscall.SIGKILL, 2*time.Second, sysproc.TCPReady(node.Addr))
+	return len(h.natsNodes) > 1 && node.Name == leader, err
+}
+
+// streamLeader names the server that leads the stream; "" when unknown.
+func (h *harness) streamLeader(ctx context.Context) string {
+	if len(h.natsNodes) < 2 {
+		return ""
+	}
+	nc, err := nats.Connect(h.natsURL, nats.Timeout(5*time.Second))
+	if err != nil {
+		return ""
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, "INTAKE")
+	if err != nil || s.CachedInfo().Cluster == nil {
+		return ""
+	}
+	return s.CachedInfo().Cluster.Leader
 }
 
 func (h *harness) serviceNames() []string {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -49,19 +50,35 @@ func isExec(p string) bool {
 
 // Cluster is a running private PostgreSQL server.
 type Cluster struct {
-	URL  string // postgres://…/docintake on 127.0.0.1
+	URL  string // postgres://postgres:PASSWORD@127.0.0.1:PORT/docintake
+	Port int
 	cmd  *exec.Cmd
 	done chan error
 }
 
+// hba is the cluster's whole pg_hba.conf, written at every start (also over
+// the trust-everything file of clusters made before it): the unix socket
+// sits in the 0700 data directory, so only its owner (and root) reach it;
+// anyone else on the host must know the password over TCP.
+const hba = `# Written by docintake standalone at every start; edits are lost.
+local all all trust
+host  all all 127.0.0.1/32 scram-sha-256
+host  all all ::1/128      scram-sha-256
+`
+
 // Start initialises dir (first run only) and starts a server on a free
-// loopback port, then creates the database "docintake". As root the server
-// runs as the "postgres" user, since PostgreSQL refuses to run as root.
-// log receives the server's output.
-func Start(ctx context.Context, dir string, log *os.File) (*Cluster, error) {
+// loopback port, then creates the database "docintake". TCP connections
+// need password, which Start sets for the postgres role at every start (the
+// caller keeps it; it must be [0-9a-f]+, a generated secret). As root the
+// server runs as the "postgres" user, since PostgreSQL refuses to run as
+// root. log receives the server's output.
+func Start(ctx context.Context, dir, password string, log *os.File) (*Cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
+	}
+	if password == "" || strings.Trim(password, "0123456789abcdef") != "" {
+		return nil, errors.New("private postgres: the password must be a non-empty hex string")
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
@@ -93,6 +110,15 @@ func Start(ctx context.Context, dir string, log *os.File) (*Cluster, error) {
 			return nil, fmt.Errorf("initdb %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
 		}
 	}
+	hbaFile := filepath.Join(dir, "pg_hba.conf")
+	if err := os.WriteFile(hbaFile, []byte(hba), 0o600); err != nil {
+		return nil, fmt.Errorf("write pg_hba.conf: %w", err)
+	}
+	if cred != nil {
+		if err := os.Chown(hbaFile, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("chown pg_hba.conf: %w", err)
+		}
+	}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -104,10 +130,11 @@ func Start(ctx context.Context, dir string, log *os.File) (*Cluster, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	c := &Cluster{cmd: cmd, done: make(chan error, 1)}
+	c := &Cluster{Port: port, cmd: cmd, done: make(chan error, 1)}
 	go func() { c.done <- cmd.Wait() }()
 
-	admin := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	// The administrative connection goes through the private socket.
+	admin := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", url.QueryEscape(dir), port)
 	if err := c.waitReady(ctx, admin); err != nil {
 		_ = c.Stop()
 		return nil, err
@@ -118,6 +145,11 @@ func Start(ctx context.Context, dir string, log *os.File) (*Cluster, error) {
 		return nil, fmt.Errorf("connect private postgres: %w", err)
 	}
 	defer conn.Close(ctx)
+	// Utility statements take no parameters; the password is hex (checked above).
+	if _, err := conn.Exec(ctx, "ALTER ROLE postgres PASSWORD '"+password+"'"); err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("set password: %w", err)
+	}
 	var exists bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'docintake')`).Scan(&exists); err != nil {
 		_ = c.Stop()
@@ -129,7 +161,7 @@ func Start(ctx context.Context, dir string, log *os.File) (*Cluster, error) {
 			return nil, fmt.Errorf("create database: %w", err)
 		}
 	}
-	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/docintake?sslmode=disable", port)
+	c.URL = fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/docintake?sslmode=disable", password, port)
 	return c, nil
 }
 

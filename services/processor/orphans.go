@@ -1,0 +1,132 @@
+package processor
+
+import (
+	"context"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+)
+
+// lister is an object store that can list keys (objectstore.S3 and FS).
+type lister interface {
+	List(ctx context.Context, prefix string, fn func(objectstore.Object) error) error
+	Delete(ctx context.Context, key string) error
+}
+
+// orphanCollector removes source objects that no document refers to: ingest
+// writes the PDF first and commits the document after, so an upload killed
+// in between leaves its object behind. An object is an orphan only once it
+// is older than grace (an upload may still be committing) and no document
+// has its log id. Replicas may race on the same orphan; deleting twice is
+// harmless and store.RecordOrphanRemoved counts it once.
+type orphanCollector struct {
+	st      *store.Store
+	objects lister
+	grace   time.Duration
+	log     *zap.Logger
+	removed prometheus.Counter
+}
+
+func newOrphanCollector(st *store.Store, objects any, grace time.Duration, log *zap.Logger, reg *prometheus.Registry) *orphanCollector {
+	l, ok := objects.(lister)
+	if !ok {
+		return nil // an object store that cannot list: nothing to collect with
+	}
+	c := &orphanCollector{st: st, objects: l, grace: grace, log: log, removed: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "docintake_processor_orphans_removed_total",
+		Help: "Source objects removed because no document refers to them (upload killed before its commit).",
+	})}
+	if reg != nil {
+		c.removed = register(reg, c.removed)
+	}
+	return c
+}
+
+// run collects every interval until ctx is done.
+func (c *orphanCollector) run(ctx context.Context, interval time.Duration) error {
+	if c == nil {
+		return nil
+	}
+	every(ctx, interval, func() {
+		if _, err := c.collect(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			c.log.Warn("orphan collection failed", zap.Error(err))
+		}
+	})
+	return nil
+}
+
+// orphanDays is how many days of source prefixes one collection lists
+// before the grace period's start (keys carry the upload date, so older days
+// hold nothing new once collected).
+const orphanDays = 2
+
+// collect lists the source objects of the days around now-grace and removes
+// those older than grace that no document names. It returns how many it
+// removed.
+func (c *orphanCollector) collect(ctx context.Context, now time.Time) (int, error) {
+	cutoff := now.Add(-c.grace)
+	removed := 0
+	var batch []objectstore.Object
+	flush := func() error {
+		n, err := c.removeUnknown(ctx, batch)
+		removed += n
+		batch = batch[:0]
+		return err
+	}
+	for day := cutoff.AddDate(0, 0, -orphanDays); !day.After(now.AddDate(0, 0, 1)); day = day.AddDate(0, 0, 1) {
+		prefix := "sources/" + day.UTC().Format("2006/01/02") + "/"
+		err := c.objects.List(ctx, prefix, func(o objectstore.Object) error {
+			if !o.Modified.Before(cutoff) || !strings.HasSuffix(o.Key, ".pdf") {
+				return nil
+			}
+			batch = append(batch, o)
+			if len(batch) == 500 {
+				return flush()
+			}
+			return nil
+		})
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, flush()
+}
+
+// removeUnknown deletes the objects whose log id names no document.
+func (c *orphanCollector) removeUnknown(ctx context.Context, objs []objectstore.Object) (int, error) {
+	if len(objs) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, len(objs))
+	for i, o := range objs {
+		ids[i] = strings.TrimSuffix(path.Base(o.Key), ".pdf")
+	}
+	known, err := c.st.KnownLogIDs(ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, o := range objs {
+		if known[ids[i]] {
+			continue
+		}
+		if err := c.objects.Delete(ctx, o.Key); err != nil {
+			return n, err
+		}
+		first, err := c.st.RecordOrphanRemoved(ctx, o.Key)
+		if err != nil {
+			return n, err
+		}
+		if first {
+			c.removed.Inc()
+			n++
+			c.log.Warn("removed orphaned source object", zap.String("key", o.Key), zap.Time("written", o.Modified))
+		}
+	}
+	return n, nil
+}
