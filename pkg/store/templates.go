@@ -85,8 +85,7 @@ type TemplatePush struct {
 type PushResult struct {
 	Version int
 	// Changed is false when the content and samples equal the current
-	// version's (and the template was enabled and not deleted): nothing was
-	// stored.
+	// version's (and the template was not deleted): nothing was stored.
 	Changed bool
 }
 
@@ -98,7 +97,9 @@ const templateLock = 0x64697470 // "ditp"
 // new one) and points the template at it, in one transaction; the catalogue
 // is told through TemplatesChannel on commit. Content and samples equal to
 // the current version store nothing (Changed false), unless the template
-// is deleted or disabled (a push revives it as a new version). Returns
+// is deleted (a push revives it, enabled, with the next version). A new
+// version leaves the enabled flag alone: only enable/disable change it, so
+// a fix pushed to a disabled template waits for an explicit enable. Returns
 // ECONFLICT (code template_conflict) when another template of the same scope
 // claims one of p's party ids, or when IfVersion does not match.
 func (s *Store) PushTemplate(ctx context.Context, p TemplatePush) (PushResult, error) {
@@ -123,7 +124,7 @@ func (s *Store) PushTemplate(ctx context.Context, p TemplatePush) (PushResult, e
 					"template %s is at version %d, not %d", p.Name, have, *p.IfVersion)
 			}
 		}
-		if exists && cur.Enabled && !cur.Deleted && bytes.Equal(cur.SHA256, sum[:]) {
+		if exists && !cur.Deleted && bytes.Equal(cur.SHA256, sum[:]) {
 			same, err := tx.sameSamples(ctx, cur.ID, cur.Version, p.Samples)
 			if err != nil {
 				return err
@@ -149,8 +150,8 @@ func (s *Store) PushTemplate(ctx context.Context, p TemplatePush) (PushResult, e
 			return err
 		}
 		if exists {
-			if _, err := tx.db.Exec(ctx, `UPDATE templates SET current_version = $2, party_ids = $3, enabled = true,
-				deleted = false, updated_at = now() WHERE id = $1`, id, version, nonNil(p.PartyIDs)); err != nil {
+			if _, err := tx.db.Exec(ctx, `UPDATE templates SET current_version = $2, party_ids = $3,
+				enabled = CASE WHEN deleted THEN true ELSE enabled END, deleted = false, updated_at = now() WHERE id = $1`, id, version, nonNil(p.PartyIDs)); err != nil {
 				return translate(err, "update template")
 			}
 		}
@@ -490,7 +491,7 @@ func (s *Store) PinAttempt(ctx context.Context, documentID string, want AttemptT
 				return err
 			}
 		}
-		got, err = tx.attempt(ctx, documentID, want.Attempt)
+		got, err = tx.Attempt(ctx, documentID, want.Attempt)
 		return err
 	})
 	return got, pinned, err
@@ -515,7 +516,9 @@ func scanAttempt(row pgx.Row) (AttemptTemplate, error) {
 	return a, err
 }
 
-func (s *Store) attempt(ctx context.Context, documentID string, n int) (AttemptTemplate, error) {
+// Attempt returns attempt n of a document. ENOTFOUND when it was not
+// pinned yet.
+func (s *Store) Attempt(ctx context.Context, documentID string, n int) (AttemptTemplate, error) {
 	a, err := scanAttempt(s.db.QueryRow(ctx, `SELECT `+attemptColumns+` FROM document_attempts
 		WHERE document_id = $1 AND attempt = $2`, documentID, n))
 	return a, translate(err, "get attempt")

@@ -20,6 +20,7 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -30,7 +31,7 @@ import (
 type worker struct {
 	st          *store.Store
 	objects     objectstore.Store
-	templates   *template.Set
+	templates   *system.Templates
 	engine      pdftext.Engine
 	relay       *queue.Relay
 	log         *zap.Logger
@@ -113,7 +114,20 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		return nil
 	}
 
-	res, err := w.process(ctx, doc)
+	// The attempt's template version is resolved once, here, and used for
+	// everything that follows: a push during processing, or a second
+	// processor working on the same document, cannot mix versions.
+	v, _, err := w.templates.Pin(ctx, doc, actor)
+	if err != nil {
+		if errors.Is(err, system.ErrTemplateUnavailable) {
+			return w.failed(ctx, log, doc, dl, &failure{"template", err})
+		}
+		w.metrics.job(outRetry)
+		return err
+	}
+	log = log.With(zap.String("template_version", v.String()))
+
+	res, err := w.process(ctx, doc, v)
 	if err != nil {
 		var f *failure
 		if errors.As(err, &f) {
@@ -166,7 +180,7 @@ func (r *result) date() *time.Time {
 // process reads, extracts and renders a document. It returns a *failure for
 // problems of the document or its template (a panic included) and other
 // errors for the infrastructure's.
-func (w *worker) process(ctx context.Context, doc document.Document) (res *result, err error) {
+func (w *worker) process(ctx context.Context, doc document.Document, v *system.Version) (res *result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, &failure{"panic", fmt.Errorf("%v\n%s", r, debug.Stack())}
@@ -188,7 +202,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 	w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
 
 	m := mapper{st: w.st, clientID: doc.ClientID}
-	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,
+	run, err := v.Set.Run(ctx, text.String(), template.RunOptions{Template: v.Name, Mapper: m,
 		Mode: doc.ResultMode})
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {
@@ -203,7 +217,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 	if res.xml, err = opentrans.Marshal(run.Order, opentrans.WriteOptions{GenerationTime: time.Now()}); err != nil {
 		return nil, &failure{"opentrans", err}
 	}
-	if res.json, err = marshalResult(doc, run.Order); err != nil {
+	if res.json, err = marshalResult(doc, v, run.Order); err != nil {
 		return nil, &failure{"json", err}
 	}
 	return res, nil
