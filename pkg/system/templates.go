@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/template"
 	"go.uber.org/zap"
@@ -378,23 +379,48 @@ func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) ([]strin
 
 // ReadTemplateFile reads a template file and its NAME.samples folder into a
 // push (global scope; the caller sets scope, comment and pusher). The
-// template is validated strictly: problems are an error (file, line, key
-// path).
+// template is validated strictly (NewTemplatePush).
 func ReadTemplateFile(file string) (store.TemplatePush, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return store.TemplatePush{}, fmt.Errorf("template: %w", err)
 	}
-	tpl, err := ParseStrict(file, data)
+	smp, err := ReadSamples(SamplesDir(file))
 	if err != nil {
 		return store.TemplatePush{}, err
 	}
-	samples, err := ReadSamples(SamplesDir(file))
+	p, err := NewTemplatePush(file, data, smp)
 	if err != nil {
 		return store.TemplatePush{}, err
 	}
-	return store.TemplatePush{Name: tpl.Name, Filename: filepath.Base(file), Content: data,
-		PartyIDs: tpl.DocIntake.PartyIDs, Samples: samples}, nil
+	return p, nil
+}
+
+// NewTemplatePush validates a template file's content strictly (problems
+// are an error with file, line and key path) and returns the push of it
+// with its samples (global scope; the caller sets scope, comment and
+// pusher).
+func NewTemplatePush(file string, content []byte, smp []store.TemplateSample) (store.TemplatePush, error) {
+	tpl, err := ParseStrict(file, content)
+	if err != nil {
+		return store.TemplatePush{}, err
+	}
+	return store.TemplatePush{Name: tpl.Name, Filename: filepath.Base(file), Content: content,
+		PartyIDs: tpl.DocIntake.PartyIDs, Samples: smp}, nil
+}
+
+// RunSamples runs the samples of a push against its template (package
+// samples): what push does before storing anything.
+func RunSamples(ctx context.Context, p store.TemplatePush, text samples.TextFunc) ([]samples.Result, error) {
+	tpl, err := CompileVersion(p.Name, p.Filename, p.Content)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]samples.File, len(p.Samples))
+	for i, s := range p.Samples {
+		files[i] = samples.File{Name: s.Name, Content: s.Content}
+	}
+	return samples.Run(ctx, tpl, files, text)
 }
 
 // ParseStrict parses a template and turns its problems into one error.
@@ -416,7 +442,7 @@ func ParseStrict(file string, data []byte) (*template.Template, error) {
 // SamplesDir is the samples folder of a template file: NAME.samples beside
 // NAME.yml.
 func SamplesDir(file string) string {
-	return strings.TrimSuffix(file, filepath.Ext(file)) + ".samples"
+	return strings.TrimSuffix(file, filepath.Ext(file)) + template.SamplesSuffix
 }
 
 // ReadSamples reads the regular files of a samples folder (none when it does

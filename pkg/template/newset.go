@@ -6,6 +6,10 @@ import (
 	"sort"
 )
 
+// SamplesSuffix ends the name of a template's samples folder (NAME.samples
+// beside NAME.yml); Load skips such folders.
+const SamplesSuffix = ".samples"
+
 // NewSet builds a Set from templates parsed elsewhere (the catalogue stored
 // in PostgreSQL). Like Load it refuses two templates with one name or party
 // id; templates keep their Problems (callers decide whether those are

@@ -215,6 +215,9 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 			if err != nil {
 				return err
 			}
+			if d.IsDir() && strings.HasSuffix(d.Name(), SamplesSuffix) {
+				return filepath.SkipDir // a template's samples, not templates
+			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yml", ".yaml", ".json":
 				if !d.IsDir() {

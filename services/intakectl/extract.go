@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
-	register("templates", "validate templates: templates check DIR...", runTemplates)
+	register("templates", "templates: check DIR... | test | push | list | history | show | diff | rollback | disable | enable | pull (templates help)", runTemplates)
 }
 
 // Exit codes of extract --output xml, as template authors and scripts rely on.
@@ -227,8 +227,11 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 	return t.String(), t.Engines(), nil
 }
 
-func runTemplates(_ context.Context, args []string, env Env) int {
-	if len(args) < 2 || args[0] != "check" {
+func runTemplates(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 && args[0] != "check" {
+		return runTemplateLifecycle(ctx, args, env) // templates.go
+	}
+	if len(args) < 2 {
 		fmt.Fprintln(env.Stderr, "usage: intakectl templates check DIR...")
 		return 2
 	}
@@ -237,6 +240,9 @@ func runTemplates(_ context.Context, args []string, env Env) int {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && strings.HasSuffix(d.Name(), template.SamplesSuffix) {
+				return filepath.SkipDir
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yml", ".yaml", ".json":
