@@ -1,0 +1,156 @@
+package processor_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/services/processor"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+)
+
+// acmeBuyer returns the test template with its static buyer name set to
+// name: a version whose effect is visible in the result JSON.
+func acmeBuyer(t testing.TB, name string) []byte {
+	y := string(mustRead(t, filepath.Join("testdata", "templates", "acme.yml")))
+	out := strings.Replace(y, "buyer_name: {parser: static, value: ACME Corp}", "buyer_name: {parser: static, value: "+name+"}", 1)
+	require.NotEqual(t, y, out)
+	return []byte(out)
+}
+
+// pushAcme stores content as the next global version of acme.
+func (b *bundle) pushAcme(content []byte) int {
+	b.t.Helper()
+	p, err := system.NewTemplatePush("acme.yml", content, nil)
+	require.NoError(b.t, err)
+	p.PushedBy = "test"
+	r, err := b.st.PushTemplate(b.t.Context(), p)
+	require.NoError(b.t, err)
+	return r.Version
+}
+
+type versionedResult struct {
+	Version int    `json:"template_version"`
+	SHA256  string `json:"template_sha256"`
+	Order   struct {
+		Parties []struct {
+			Role    string `json:"role"`
+			Address struct {
+				Name string `json:"name"`
+			} `json:"address"`
+		} `json:"parties"`
+	} `json:"order"`
+}
+
+func (r versionedResult) buyer() string {
+	for _, p := range r.Order.Parties {
+		if p.Role == "buyer" {
+			return p.Address.Name
+		}
+	}
+	return ""
+}
+
+func (b *bundle) result(d document.Document) versionedResult {
+	b.t.Helper()
+	var r versionedResult
+	require.NoError(b.t, json.Unmarshal(b.read(d.ResultJSONPath), &r))
+	return r
+}
+
+// A version pushed while a separate processor process runs is used within
+// 2 s, without a restart, and changes the result.
+func TestTemplatePushLiveInProcessorProcess(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.addArticles()
+	b.startChild(t, nil)
+	d := b.waitState(b.upload(orderPDF("L-1", nil), docOpts{}), document.StateProcessedSuccess, 60*time.Second)
+	require.Equal(t, 1, b.result(d).Version)
+	require.Equal(t, "ACME Corp", b.result(d).buyer())
+
+	v := b.pushAcme(acmeBuyer(t, "ACME Corp Two"))
+	require.Equal(t, 2, v)
+	pushed := time.Now()
+	for i := 0; ; i++ {
+		d = b.waitState(b.upload(orderPDF(fmt.Sprintf("L-%d", i+2), nil), docOpts{}), document.StateProcessedSuccess, 20*time.Second)
+		if b.result(d).Version == 2 {
+			break
+		}
+		require.Less(t, time.Since(pushed), 2*time.Second, "v2 not used within 2 s of the push")
+	}
+	require.Equal(t, "ACME Corp Two", b.result(d).buyer())
+}
+
+// Two processors (each with its own catalogue, as separate replicas) work
+// through documents while new versions are pushed: every document is
+// processed with exactly one version, the one its attempt pinned, and the
+// result says which.
+func TestTwoProcessorsNeverMixVersions(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.addArticles()
+	b.start()
+	b.start(func(d *processor.Deps) {
+		tm, err := system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t), system.TemplatesOptions{})
+		require.NoError(t, err)
+		t.Cleanup(tm.Close)
+		d.Templates = tm
+	})
+
+	// A document whose attempt pinned v1 before v2 was pushed is finished
+	// with v1.
+	pinned := b.create(orderPDF("P-1", nil), docOpts{})
+	pinned.State = document.StateReceived
+	v, _, err := b.tmpls.Pin(t.Context(), pinned, "test")
+	require.NoError(t, err)
+	require.Equal(t, 1, v.Number)
+	b.pushAcme(acmeBuyer(t, "Buyer 2"))
+
+	// Meanwhile versions keep changing under a stream of documents.
+	var docs []document.Document
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 6 {
+			b.pushAcme(acmeBuyer(t, fmt.Sprintf("Buyer %d", i+3)))
+			time.Sleep(20 * time.Millisecond) // spread the pushes over the uploads
+		}
+	})
+	for i := range 24 {
+		d := b.upload(orderPDF(fmt.Sprintf("M-%d", i), nil), docOpts{})
+		mu.Lock()
+		docs = append(docs, d)
+		mu.Unlock()
+	}
+	wg.Wait()
+	b.flush()
+
+	r := b.result(b.waitState(pinned, document.StateProcessedSuccess, 30*time.Second))
+	require.Equal(t, 1, r.Version)
+	require.Equal(t, "ACME Corp", r.buyer())
+
+	for _, d := range docs {
+		d = b.waitState(d, document.StateProcessedSuccess, 30*time.Second)
+		atts, err := b.st.Attempts(t.Context(), d.ID)
+		require.NoError(t, err)
+		require.Len(t, atts, 1, "one attempt, one pin")
+		r := b.result(d)
+		require.Equal(t, atts[0].Version, r.Version)
+		require.Equal(t, hex.EncodeToString(atts[0].SHA256), r.SHA256)
+		// The buyer name the result carries is the one of that version.
+		want := "ACME Corp"
+		if r.Version >= 2 {
+			want = fmt.Sprintf("Buyer %d", r.Version)
+		}
+		require.Equal(t, want, r.buyer(), "version %d", r.Version)
+	}
+}
