@@ -535,3 +535,48 @@ func (s *Store) Attempts(ctx context.Context, documentID string) ([]AttemptTempl
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptTemplate, error) { return scanAttempt(r) })
 	return out, translate(err, "list attempts")
 }
+
+// Reprocess moves a finished or dlq document (c.From) back to received as a
+// new processing attempt: like Requeue (a new process job from job, the
+// processor's counters reset) and, in the same transaction, the attempt
+// number goes up, so the processor pins the template version current then.
+// Earlier attempts, events and deliveries stay. Errors as Transition.
+func (s *Store) Reprocess(ctx context.Context, c Change, job func(d document.Document, seq int) OutboxRow) (document.Document, error) {
+	var out document.Document
+	err := s.WithTx(ctx, func(tx *Store) error {
+		var err error
+		if out, err = tx.Requeue(ctx, c, job); err != nil {
+			return err
+		}
+		_, err = tx.db.Exec(ctx, `UPDATE documents SET attempt = attempt + 1 WHERE id = $1`, c.DocumentID)
+		return translate(err, "reprocess")
+	})
+	return out, err
+}
+
+// ReprocessFilter selects documents for a bulk reprocess.
+type ReprocessFilter struct {
+	ClientID string // required
+	Template string // "" = any
+	States   []document.State
+	Since    time.Time // updated at or after; zero = any
+}
+
+// FindForReprocess lists up to limit documents of f, oldest first.
+func (s *Store) FindForReprocess(ctx context.Context, f ReprocessFilter, limit int) ([]document.Document, error) {
+	if f.ClientID == "" {
+		return nil, document.Errorf(document.EINVALID, "a client is required")
+	}
+	states := make([]string, len(f.States))
+	for i, st := range f.States {
+		states[i] = string(st)
+	}
+	var since any
+	if !f.Since.IsZero() {
+		since = f.Since
+	}
+	return s.queryDocuments(ctx, "find documents to reprocess", `SELECT `+documentColumns+` FROM documents
+		WHERE client_id = $1 AND ($2 = '' OR template = $2) AND state = ANY($3)
+			AND ($4::timestamptz IS NULL OR updated_at >= $4)
+		ORDER BY created_at, id LIMIT $5`, f.ClientID, f.Template, states, since, limit)
+}
