@@ -151,7 +151,7 @@ var Vars = []Var{
 	{"INTAKE_S3_SECRET_KEY", "", "S3 secret access key.", str(func(c *Config) *string { return &c.S3.SecretKey })},
 	{"INTAKE_S3_PATH_STYLE", "true", "Use path-style S3 addressing (needed by most self-hosted S3 servers).", boolean(func(c *Config) *bool { return &c.S3.PathStyle })},
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
-	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive).", str(func(c *Config) *string { return &c.TemplatesDir })},
+	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive; NAME.samples/ folders are samples), synced into PostgreSQL at start: a new or changed file becomes a new global version.", str(func(c *Config) *string { return &c.TemplatesDir })},
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {
