@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/template"
@@ -469,4 +470,48 @@ func ReadSamples(dir string) ([]store.TemplateSample, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// SampleText reads sample documents for RunSamples: .txt files as they are,
+// PDFs with the default engine (pdftotext where installed, as the
+// services), started on the first PDF. Safe for concurrent use; Close
+// stops the engine.
+type SampleText struct {
+	mu  sync.Mutex
+	eng pdftext.Engine
+}
+
+// Text implements samples.TextFunc.
+func (s *SampleText) Text(ctx context.Context, name string, content []byte) (string, error) {
+	if strings.EqualFold(filepath.Ext(name), ".txt") {
+		return string(content), nil
+	}
+	s.mu.Lock()
+	if s.eng == nil {
+		e, err := pdftext.New(pdftext.DefaultOptions())
+		if err != nil {
+			s.mu.Unlock()
+			return "", err
+		}
+		s.eng = e
+	}
+	eng := s.eng
+	s.mu.Unlock()
+	t, err := eng.Extract(ctx, content)
+	if err != nil {
+		return "", err
+	}
+	return t.String(), nil
+}
+
+// Close stops the engine, if one was started.
+func (s *SampleText) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng == nil {
+		return nil
+	}
+	err := s.eng.Close()
+	s.eng = nil
+	return err
 }

@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
@@ -101,34 +100,6 @@ func templateFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// sampleText reads sample documents: .txt as they are, PDFs with the
-// default engine (pdftotext where installed, as the services).
-type sampleText struct{ eng pdftext.Engine }
-
-func (s *sampleText) text(ctx context.Context, name string, content []byte) (string, error) {
-	if strings.EqualFold(filepath.Ext(name), ".txt") {
-		return string(content), nil
-	}
-	if s.eng == nil {
-		e, err := pdftext.New(pdftext.DefaultOptions())
-		if err != nil {
-			return "", err
-		}
-		s.eng = e
-	}
-	t, err := s.eng.Extract(ctx, content)
-	if err != nil {
-		return "", err
-	}
-	return t.String(), nil
-}
-
-func (s *sampleText) close() {
-	if s.eng != nil {
-		_ = s.eng.Close()
-	}
-}
-
 // checked is one template file read, validated and tested.
 type checked struct {
 	file    string
@@ -142,15 +113,15 @@ func (c checked) failed() bool { return c.err != nil || samples.Failed(c.results
 // checkFiles reads and tests every template file, printing one line per
 // sample and returns the checks with a summary line.
 func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error) {
-	st := &sampleText{}
-	defer st.close()
+	st := &system.SampleText{}
+	defer func() { _ = st.Close() }()
 	var out []checked
 	nSamples, nFailed, nBad := 0, 0, 0
 	for _, f := range files {
 		c := checked{file: f}
 		c.push, c.err = system.ReadTemplateFile(f)
 		if c.err == nil {
-			c.results, c.err = system.RunSamples(ctx, c.push, st.text)
+			c.results, c.err = system.RunSamples(ctx, c.push, st.Text)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
