@@ -9,7 +9,7 @@ import (
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/services/processor"
+	"github.com/docintake/docintake/pkg/system"
 )
 
 func init() {
@@ -74,7 +74,7 @@ func runReprocess(ctx context.Context, args []string, env Env) int {
 		bar := newProgress(env.Stderr, len(docs))
 		code, n := 0, 0
 		for _, d := range docs {
-			if _, err := processor.ReprocessDocument(ctx, st, cfg.SubjectPrefix, d, who); err != nil {
+			if _, err := system.ReprocessDocument(ctx, st, cfg.SubjectPrefix, d, who); err != nil {
 				bar.clear()
 				fmt.Fprintf(env.Stderr, "intakectl: %s: %v\n", d.LogID, err)
 				code = 1

@@ -2,8 +2,10 @@ package processor
 
 import (
 	"context"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/store"
 )
 
@@ -23,7 +25,11 @@ func Requeue(ctx context.Context, st *store.Store, subjectPrefix, logID, who str
 	}
 	reason := document.Reason("")
 	return st.Requeue(ctx, store.Change{DocumentID: d.ID, From: document.StateDLQ, To: document.StateReceived,
-		Reason: &reason, Actor: who, Detail: "re-queued by an operator"}, processJob(subjectPrefix))
+		Reason: &reason, Actor: who, Detail: "re-queued by an operator"},
+		func(d document.Document, seq int) store.OutboxRow {
+			m := jobs.Process(subjectPrefix, d, seq, time.Now())
+			return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+		})
 }
 
 // GiveUp moves the document with logID from dlq to finished_with_failure.

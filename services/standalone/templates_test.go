@@ -21,7 +21,6 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	disystem "github.com/docintake/docintake/pkg/system"
-	"github.com/docintake/docintake/services/processor"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -277,7 +276,9 @@ func TestStandaloneReprocessAfterFix(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "probe template not live within 2 s")
 	}
 	waitDetailsAs(t, s.url, "erp-token", logID, "finished_rejected")
-	_, err = processor.Reprocess(t.Context(), st, "intake", logID, "operator:test")
+	doc, err := st.DocumentByLogIDAnyClient(t.Context(), logID)
+	require.NoError(t, err)
+	_, err = disystem.ReprocessDocument(t.Context(), st, "intake", doc, "operator:test")
 	require.NoError(t, err)
 
 	calls := h.wait(t, logID, "success")
@@ -286,8 +287,6 @@ func TestStandaloneReprocessAfterFix(t *testing.T) {
 	d := waitDetailsAs(t, s.url, "erp-token", logID, "finished_success")
 	require.Equal(t, "finished_success", d["document_state"])
 
-	doc, err := st.DocumentByLogIDAnyClient(t.Context(), logID)
-	require.NoError(t, err)
 	atts, err := st.Attempts(t.Context(), doc.ID)
 	require.NoError(t, err)
 	require.Len(t, atts, 2, "the earlier attempt is kept")
