@@ -580,3 +580,31 @@ func (s *Store) FindForReprocess(ctx context.Context, f ReprocessFilter, limit i
 			AND ($4::timestamptz IS NULL OR updated_at >= $4)
 		ORDER BY created_at, id LIMIT $5`, f.ClientID, f.Template, states, since, limit)
 }
+
+// TemplateUsage counts the documents whose latest attempt started since a
+// time with one template version, by the document's state now.
+type TemplateUsage struct {
+	TemplateID int64
+	Version    int
+	State      document.State
+	Count      int
+}
+
+// TemplateUsageSince returns the usage rows of attempts started at or after
+// since (the ops console's last 24 hours).
+func (s *Store) TemplateUsageSince(ctx context.Context, since time.Time) ([]TemplateUsage, error) {
+	rows, err := s.db.Query(ctx, `SELECT a.template_id, a.template_version, d.state, count(*)
+		FROM document_attempts a JOIN documents d ON d.id = a.document_id AND d.attempt = a.attempt
+		WHERE a.started_at >= $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
+	if err != nil {
+		return nil, translate(err, "template usage")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TemplateUsage, error) {
+		var u TemplateUsage
+		var state string
+		err := r.Scan(&u.TemplateID, &u.Version, &state, &u.Count)
+		u.State = document.State(state)
+		return u, err
+	})
+	return out, translate(err, "template usage")
+}
