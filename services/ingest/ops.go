@@ -424,9 +424,8 @@ func parsePages() map[string]*template.Template {
 			}
 			return now.Sub(t).Round(time.Second).String()
 		},
-		"ts":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-		"ms":  func(d time.Duration) string { return d.Round(time.Millisecond).String() },
-		"hex": func(b []byte) string { return fmt.Sprintf("%x", b) },
+		"ts": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"ms": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 	}
 	pages := map[string]*template.Template{}
 	for _, p := range []string{"index", "document", "login", "error", "templates"} {
