@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -235,28 +234,10 @@ func runTemplates(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: intakectl templates check DIR...")
 		return 2
 	}
-	var files []string
-	for _, dir := range args[1:] {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && strings.HasSuffix(d.Name(), template.SamplesSuffix) {
-				return filepath.SkipDir
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".yml", ".yaml", ".json":
-				if !d.IsDir() {
-					files = append(files, p)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fail(env, "%v", err)
-		}
+	files, err := templateFiles(args[1:]) // templates.go
+	if err != nil {
+		return fail(env, "%v", err)
 	}
-	sort.Strings(files)
 	failed := 0
 	byName, byParty := map[string]string{}, map[string]string{}
 	for _, f := range files {

@@ -145,23 +145,31 @@ func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error)
 	return out, nil
 }
 
-func templatesTest(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("templates test", env)
+// checkPaths parses fs from args and checks the FILE|DIR arguments; code
+// is non-zero (the exit code) when nothing could be checked.
+func checkPaths(ctx context.Context, fs *flag.FlagSet, args []string, env Env, usage string) (checks []checked, code int) {
 	paths, ok := parseFlags(fs, args)
 	if !ok {
-		return 2
+		return nil, 2
 	}
 	if len(paths) == 0 {
-		fmt.Fprintln(env.Stderr, "usage: intakectl templates test FILE|DIR...")
-		return 2
+		fmt.Fprintln(env.Stderr, usage)
+		return nil, 2
 	}
 	files, err := templateFiles(paths)
 	if err != nil {
-		return fail(env, "%v", err)
+		return nil, fail(env, "%v", err)
 	}
-	checks, err := checkFiles(ctx, env, files)
-	if err != nil {
-		return fail(env, "%v", err)
+	if checks, err = checkFiles(ctx, env, files); err != nil {
+		return nil, fail(env, "%v", err)
+	}
+	return checks, 0
+}
+
+func templatesTest(ctx context.Context, args []string, env Env) int {
+	checks, code := checkPaths(ctx, newFlags("templates test", env), args, env, "usage: intakectl templates test FILE|DIR...")
+	if code != 0 {
+		return code
 	}
 	for _, c := range checks {
 		if c.failed() {
@@ -185,21 +193,9 @@ func templatesPush(ctx context.Context, args []string, env Env) int {
 	client := fs.String("client", "", "store as this client's own template (default: global)")
 	comment := fs.String("comment", "", "why this version (shown by history)")
 	force := fs.Bool("force", false, "store even when samples fail (recorded as forced)")
-	paths, ok := parseFlags(fs, args)
-	if !ok {
-		return 2
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(env.Stderr, "usage: intakectl templates push [--client ID] [--comment TEXT] [--force] FILE|DIR...")
-		return 2
-	}
-	files, err := templateFiles(paths)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	checks, err := checkFiles(ctx, env, files)
-	if err != nil {
-		return fail(env, "%v", err)
+	checks, code := checkPaths(ctx, fs, args, env, "usage: intakectl templates push [--client ID] [--comment TEXT] [--force] FILE|DIR...")
+	if code != 0 {
+		return code
 	}
 	// All or nothing: one invalid template or failing sample refuses the
 	// whole push, so a directory never goes live half.
