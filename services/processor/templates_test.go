@@ -1,9 +1,13 @@
 package processor_test
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/stretchr/testify/require"
@@ -152,5 +157,113 @@ func TestTwoProcessorsNeverMixVersions(t *testing.T) {
 			want = fmt.Sprintf("Buyer %d", r.Version)
 		}
 		require.Equal(t, want, r.buyer(), "version %d", r.Version)
+	}
+}
+
+// freeAddr returns a loopback address nobody listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// uploadTo posts an order to a running ingest and returns the status and
+// the log id.
+func uploadTo(t *testing.T, url, token, tmpl, messageID string, pdf []byte) (int, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range map[string]string{"message_id": messageID, "subject": "PO", "template": tmpl} {
+		require.NoError(t, w.WriteField(k, v))
+	}
+	fw, err := w.CreateFormFile("file", "po.pdf")
+	require.NoError(t, err)
+	_, _ = fw.Write(pdf)
+	require.NoError(t, w.Close())
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/incoming", &buf)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var body struct {
+		LogID string `json:"log_id"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	return res.StatusCode, body.LogID
+}
+
+// Separate ingest and processor processes, each with its own catalogue:
+// a new template is accepted by ingest within 2 s of the push, and a new
+// version of it is used by the processor within 2 s.
+func TestTemplatePushLiveInSeparateIngestAndProcessor(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs ingest and processor processes")
+	}
+	b := setup(t, nil)
+	b.addArticles()
+	require.NoError(t, b.st.UpsertClient(t.Context(), document.Client{ID: clientID, Name: "ACME",
+		WebhookURL: "http://127.0.0.1:1/hook", WebhookEnabled: true}, store.TokenHash("tok-acme")))
+	addr := freeAddr(t)
+	b.startBinary(t, buildBinary(t, "../ingest/cmd/ingest"), map[string]string{"INTAKE_HTTP_ADDR": addr})
+	b.startChild(t, nil)
+	api := "http://" + addr
+	waitFor(t, 60*time.Second, func() error {
+		res, err := http.Get(api + "/readyz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz %d", res.StatusCode)
+		}
+		return nil
+	})
+
+	n := 0
+	upload := func() (int, string) {
+		n++
+		return uploadTo(t, api, "tok-acme", "acme-new", fmt.Sprintf("sep-%d", n), orderPDF(fmt.Sprintf("S-%d", n), nil))
+	}
+	code, _ := upload()
+	require.Equal(t, http.StatusBadRequest, code, "unknown before the push")
+
+	renamed := strings.Replace(string(acmeBuyer(t, "New One")), "name: acme\n  party_ids: [ACME]", "name: acme-new", 1)
+	p, err := system.NewTemplatePush("acme-new.yml", []byte(renamed), nil)
+	require.NoError(t, err)
+	p.PushedBy = "test"
+	_, err = b.st.PushTemplate(t.Context(), p)
+	require.NoError(t, err)
+	pushed := time.Now()
+	var logID string
+	for code != http.StatusAccepted {
+		require.Less(t, time.Since(pushed), 2*time.Second, "ingest did not accept the new template within 2 s")
+		code, logID = upload()
+	}
+	d, err := b.st.DocumentByLogIDAnyClient(t.Context(), logID)
+	require.NoError(t, err)
+	d = b.waitState(d, document.StateProcessedSuccess, 30*time.Second)
+	require.Equal(t, "New One", b.result(d).buyer())
+
+	p.Content = []byte(strings.Replace(renamed, "New One", "New Two", 1))
+	_, err = b.st.PushTemplate(t.Context(), p)
+	require.NoError(t, err)
+	pushed = time.Now()
+	for {
+		code, logID = upload()
+		require.Equal(t, http.StatusAccepted, code)
+		d, err := b.st.DocumentByLogIDAnyClient(t.Context(), logID)
+		require.NoError(t, err)
+		d = b.waitState(d, document.StateProcessedSuccess, 30*time.Second)
+		if r := b.result(d); r.Version == 2 {
+			require.Equal(t, "New Two", r.buyer())
+			break
+		}
+		require.Less(t, time.Since(pushed), 2*time.Second, "the processor did not use v2 within 2 s")
 	}
 }
