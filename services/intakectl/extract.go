@@ -227,7 +227,7 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 }
 
 func runTemplates(ctx context.Context, args []string, env Env) int {
-	if len(args) > 0 && args[0] != "check" {
+	if len(args) == 0 || args[0] != "check" {
 		return runTemplateLifecycle(ctx, args, env) // templates.go
 	}
 	if len(args) < 2 {
