@@ -47,6 +47,7 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	sampleText := &system.SampleText{}
 	defer func() { _ = sampleText.Close() }()
 	srv.EnableTemplates(d.Store, sampleText.Text)
+	srv.EnableReprocess(d.Store)
 	consumers := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, Stream: qcfg.Stream, Consumers: consumers,

@@ -15,6 +15,7 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/ingest"
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -43,6 +44,7 @@ func setupTemplatesAPI(t *testing.T) *bundle {
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping})
 	srv := ingest.New(ingest.Config{MaxUploadBytes: 1 << 20}, st, obj, templates{}, nil, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
 	srv.EnableTemplates(st, txtOnly)
+	srv.EnableReprocess(st)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return &bundle{url: hs.URL, st: st, obj: obj, router: openAPIRouter(t)}
@@ -173,4 +175,42 @@ func TestTemplatesAPI(t *testing.T) {
 	require.Len(t, h, 4)
 	r = b.do(t, b.req(t, http.MethodDelete, "/templates/acme-po", "tok-acme", "", nil))
 	require.Equal(t, http.StatusNotFound, r.status)
+}
+
+func TestReprocessAPI(t *testing.T) {
+	t.Parallel()
+	b := setupTemplatesAPI(t)
+	ctx := t.Context()
+	d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: "m-1",
+		FileSHA256: make([]byte, 32), FileSize: 1, Filename: "po.pdf", Subject: "PO", Template: "acme-po",
+		SourcePath: "s3://b/sources/x.pdf"}
+	d, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: "intake.process.acme", MsgID: d.LogID + ":process:1", Payload: []byte("x")})
+	require.NoError(t, err)
+
+	// Still being processed: conflict.
+	r := b.do(t, b.req(t, http.MethodPost, "/documents/"+d.LogID+"/reprocess", "tok-acme", "", nil))
+	require.Equal(t, http.StatusConflict, r.status, string(r.raw))
+	for _, to := range []document.State{document.StateProcessedRejected, document.StateSentRejected, document.StateFinishedRejected} {
+		reason := document.ReasonUnknownFormat
+		d, err = b.st.Transition(ctx, store.Change{DocumentID: d.ID, From: d.State, To: to, Reason: &reason, Actor: "test"})
+		require.NoError(t, err)
+	}
+	// Another client's document is not found, as for GET.
+	r = b.do(t, b.req(t, http.MethodPost, "/documents/"+d.LogID+"/reprocess", "tok-globex", "", nil))
+	require.Equal(t, http.StatusNotFound, r.status)
+	require.Equal(t, "document_not_found", r.body["code"])
+
+	r = b.do(t, b.req(t, http.MethodPost, "/documents/"+d.LogID+"/reprocess", "tok-acme", "", nil))
+	require.Equal(t, http.StatusAccepted, r.status, string(r.raw))
+	require.Equal(t, d.LogID, r.body["log_id"])
+	got, err := b.st.Document(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateReceived, got.State)
+	require.Empty(t, got.StatusReason)
+	n, err := b.st.CurrentAttempt(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	ev, err := b.st.Events(ctx, d.ID)
+	require.NoError(t, err)
+	require.Equal(t, "client:acme", ev[len(ev)-1].Actor)
 }
