@@ -50,7 +50,6 @@ func (v *Version) String() string { return fmt.Sprintf("%s v%d", v.Name, v.Numbe
 type snapshot struct {
 	global, globalParty map[string]*Version
 	client, clientParty map[string]map[string]*Version // client id → key → version
-	all                 []store.TemplateInfo
 }
 
 func (s *snapshot) byName(clientID, name string) (*Version, bool) {
@@ -202,7 +201,7 @@ func (t *Templates) Reload(ctx context.Context) error {
 		return fmt.Errorf("load templates: %w", err)
 	}
 	s := &snapshot{global: map[string]*Version{}, globalParty: map[string]*Version{},
-		client: map[string]map[string]*Version{}, clientParty: map[string]map[string]*Version{}, all: infos}
+		client: map[string]map[string]*Version{}, clientParty: map[string]map[string]*Version{}}
 	old := t.snap.Load()
 	for _, info := range infos {
 		if !info.Enabled {
@@ -300,12 +299,6 @@ func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
 // Current returns the version clientID is served for name now.
 func (t *Templates) Current(clientID, name string) (*Version, bool) {
 	return t.snap.Load().byName(clientID, name)
-}
-
-// List returns every live template (all scopes, disabled ones included) as
-// the catalogue last loaded them.
-func (t *Templates) List() []store.TemplateInfo {
-	return append([]store.TemplateInfo(nil), t.snap.Load().all...)
 }
 
 // ErrTemplateUnavailable marks a document whose template is not served
