@@ -203,6 +203,15 @@ func (t *Templates) Reload(ctx context.Context) error {
 	s := &snapshot{global: map[string]*Version{}, globalParty: map[string]*Version{},
 		client: map[string]map[string]*Version{}, clientParty: map[string]map[string]*Version{}}
 	old := t.snap.Load()
+	// Only current versions stay compiled; an older one that an attempt is
+	// pinned to is compiled again on demand (Pin), so the cache does not
+	// grow with every push.
+	current := map[versionKey]*Version{}
+	defer func() {
+		if current != nil {
+			t.versions = current
+		}
+	}()
 	for _, info := range infos {
 		if !info.Enabled {
 			continue
@@ -210,6 +219,7 @@ func (t *Templates) Reload(ctx context.Context) error {
 		v, err := t.versionLocked(ctx, info.ID, info.Version)
 		if err != nil {
 			if ctx.Err() != nil {
+				current = nil // keep the cache as it was
 				return err
 			}
 			t.log.Error("template version not served", zap.String("template", info.Name),
@@ -223,6 +233,7 @@ func (t *Templates) Reload(ctx context.Context) error {
 			}
 			names, parties = s.client[info.ClientID], s.clientParty[info.ClientID]
 		}
+		current[versionKey{info.ID, info.Version}] = v
 		names[info.Name] = v
 		for _, id := range v.Template.DocIntake.PartyIDs {
 			parties[id] = v
