@@ -182,7 +182,7 @@ var Vars = []Var{
 	{"INTAKE_S3_SECRET_KEY", "", "S3 secret access key.", str(func(c *Config) *string { return &c.S3.SecretKey })},
 	{"INTAKE_S3_PATH_STYLE", "true", "Use path-style S3 addressing (needed by most self-hosted S3 servers).", boolean(func(c *Config) *bool { return &c.S3.PathStyle })},
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
-	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive).", str(func(c *Config) *string { return &c.TemplatesDir })},
+	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive; NAME.samples/ folders are samples), synced into PostgreSQL at start: a new or changed file becomes a new global version.", str(func(c *Config) *string { return &c.TemplatesDir })},
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
 	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
 	{"INTAKE_UPLOAD_RATE_WINDOW", "1m", "The fixed window of INTAKE_UPLOAD_RATE_LIMIT (a client may send up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.UploadRateWindow })},

@@ -101,6 +101,13 @@ var Transitions = []Transition{
 	{StateFinishedWithFailure, StateSentSuccess, "an operator's redelivery was answered 2xx"},
 	{StateFinishedWithFailure, StateSentRejected, "an operator's redelivery was answered 2xx"},
 	{StateFinishedWithFailure, StateFinishedIgnored, "an operator's redelivery was answered 2xx"},
+	// Issue 12 (DESIGN.md's last row): a finished document is reprocessed
+	// with the current template version as a new attempt (dlq → received
+	// is the row above).
+	{StateFinishedSuccess, StateReceived, "reprocessed with the current template version"},
+	{StateFinishedRejected, StateReceived, "reprocessed with the current template version"},
+	{StateFinishedIgnored, StateReceived, "reprocessed with the current template version"},
+	{StateFinishedWithFailure, StateReceived, "reprocessed with the current template version"},
 }
 
 var allowed = func() map[[2]State]bool {

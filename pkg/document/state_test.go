@@ -26,6 +26,9 @@ var designRows = []struct{ from, to []document.State }{
 	// Not in DESIGN.md's table; issue 5 asks that a failed delivery can be
 	// redelivered by an operator and then end in finished_*.
 	{[]document.State{"finished_with_failure"}, []document.State{"sent_success", "sent_rejected", "finished_ignored"}},
+	// DESIGN.md's last row (issue 12): reprocess with the current template
+	// version (dlq → received is listed above).
+	{[]document.State{"finished_success", "finished_rejected", "finished_ignored", "finished_with_failure"}, []document.State{"received"}},
 }
 
 func TestCanTransitionEveryPair(t *testing.T) {

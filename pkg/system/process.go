@@ -29,7 +29,7 @@ type Process struct {
 type Adapters struct {
 	Store     *store.Store
 	Objects   ObjectStore
-	Templates Templates
+	Templates *Templates
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
@@ -90,9 +90,11 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 			return nil, err
 		}
 	}
-	if p.Templates, err = LoadTemplates(cfg.TemplatesDir); err != nil {
+	if p.Templates, err = OpenTemplates(ctx, p.Store, p.Logger.Named("templates"),
+		TemplatesOptions{Dirs: []string{cfg.TemplatesDir}}); err != nil {
 		return nil, err
 	}
+	p.closers = append(p.closers, p.Templates.Close)
 	if p.Objects, err = OpenObjects(ctx, cfg.S3, ""); err != nil {
 		return nil, err
 	}

@@ -1,38 +1,521 @@
 package system
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/samples"
+	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/template"
+	"go.uber.org/zap"
 )
 
-// Templates is the template catalogue of INTAKE_TEMPLATES_DIR.
-type Templates struct{ Set *template.Set }
+// DefaultTemplatesRecheck is how often the catalogue re-reads the current
+// versions even without a notification, healing one that was missed (a
+// LISTEN connection that broke between a push and its reconnect).
+const DefaultTemplatesRecheck = 10 * time.Second
 
-// LoadTemplates loads and validates every template under dir. A bad
-// template, or two templates claiming one name or party_id, is an error that
-// names the files.
-func LoadTemplates(dir string) (Templates, error) {
-	set, err := template.Load(dir)
-	if err != nil {
-		return Templates{}, fmt.Errorf("templates %s: %w", dir, err)
+// TemplatesDirActor is who INTAKE_TEMPLATES_DIR's versions are pushed by.
+const TemplatesDirActor = "INTAKE_TEMPLATES_DIR"
+
+// Version is one compiled template version. It is immutable: a document
+// processed with it sees the same template from start to end, whatever is
+// pushed meanwhile.
+type Version struct {
+	TemplateID int64
+	Name       string
+	ClientID   string // scope; "" = global
+	Number     int
+	SHA256     []byte
+	Template   *template.Template
+	// Set holds Template alone, for template.Set.Run.
+	Set *template.Set
+}
+
+// String names the version for logs and the ops console ("NAME v3").
+func (v *Version) String() string { return fmt.Sprintf("%s v%d", v.Name, v.Number) }
+
+// snapshot is one immutable view of the current versions.
+type snapshot struct {
+	global, globalParty map[string]*Version
+	client, clientParty map[string]map[string]*Version // client id → key → version
+}
+
+func (s *snapshot) byName(clientID, name string) (*Version, bool) {
+	if v, ok := s.client[clientID][name]; ok {
+		return v, true
 	}
-	return Templates{Set: set}, nil
+	v, ok := s.global[name]
+	return v, ok
+}
+
+func (s *snapshot) byParty(clientID, id string) (*Version, bool) {
+	if v, ok := s.clientParty[clientID][id]; ok {
+		return v, true
+	}
+	v, ok := s.globalParty[id]
+	return v, ok
+}
+
+type versionKey struct {
+	id      int64
+	version int
+}
+
+// Templates is the live template catalogue: the current version of every
+// template in PostgreSQL, compiled, reloaded within moments of a change
+// (LISTEN/NOTIFY on store.TemplatesChannel, plus a periodic re-check). A
+// client sees its own enabled templates and the enabled global ones; its
+// own wins over a global one with the same name or party id. Safe for
+// concurrent use.
+type Templates struct {
+	st  *store.Store
+	log *zap.Logger
+
+	snap atomic.Pointer[snapshot]
+
+	mu       sync.Mutex // serialises reloads and guards versions
+	versions map[versionKey]*Version
+
+	kick chan struct{}
+	stop context.CancelFunc
+	done chan struct{}
+	// reloaded, when set, is called after every reload (tests).
+	reloaded func()
+}
+
+// TemplatesOptions tune OpenTemplates.
+type TemplatesOptions struct {
+	// Dirs are synced into the store before loading (INTAKE_TEMPLATES_DIR).
+	Dirs []string
+	// Recheck defaults to DefaultTemplatesRecheck; negative disables
+	// watching (a CLI that loads once).
+	Recheck time.Duration
+	// Reloaded is called after every reload (tests wait on it).
+	Reloaded func()
+}
+
+// OpenTemplates syncs opts.Dirs into the store (SyncTemplatesDir), loads the
+// catalogue and keeps it live until Close. A bad template in a directory is
+// an error naming file, line and key path, as before templates were data.
+func OpenTemplates(ctx context.Context, st *store.Store, logger *zap.Logger, opts TemplatesOptions) (*Templates, error) {
+	for _, dir := range opts.Dirs {
+		if dir == "" {
+			continue
+		}
+		if _, err := SyncTemplatesDir(ctx, st, dir); err != nil {
+			return nil, err
+		}
+	}
+	t := &Templates{st: st, log: logger, versions: map[versionKey]*Version{}, kick: make(chan struct{}, 1),
+		done: make(chan struct{}), reloaded: opts.Reloaded}
+	if err := t.Reload(ctx); err != nil {
+		return nil, err
+	}
+	if opts.Recheck < 0 {
+		close(t.done)
+		t.stop = func() {}
+		return t, nil
+	}
+	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	t.stop = stop
+	go t.watch(wctx, cmpDuration(opts.Recheck, DefaultTemplatesRecheck))
+	return t, nil
+}
+
+func cmpDuration(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// Close stops watching for changes.
+func (t *Templates) Close() {
+	t.stop()
+	<-t.done
+}
+
+// watch reloads on every notification and every recheck until ctx is done.
+// The listener reloads once each time its LISTEN is in place, so changes
+// made while it was reconnecting are not lost.
+func (t *Templates) watch(ctx context.Context, recheck time.Duration) {
+	defer close(t.done)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			err := t.st.ListenTemplates(ctx, t.Kick, t.Kick)
+			if ctx.Err() != nil {
+				return
+			}
+			t.log.Warn("template notifications interrupted; listening again", zap.Error(err))
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	})
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.kick:
+		case <-tick.C:
+		}
+		if err := t.Reload(ctx); err != nil && ctx.Err() == nil {
+			t.log.Warn("reload templates", zap.Error(err))
+		}
+	}
+}
+
+// Kick asks the watcher for a reload (coalesced).
+func (t *Templates) Kick() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Reload reads the current versions from the store and swaps the catalogue.
+// A stored version that no longer compiles is logged and left out (its
+// template is not served) rather than failing the whole catalogue.
+func (t *Templates) Reload(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	infos, err := t.st.CatalogueTemplates(ctx)
+	if err != nil {
+		return fmt.Errorf("load templates: %w", err)
+	}
+	s := &snapshot{global: map[string]*Version{}, globalParty: map[string]*Version{},
+		client: map[string]map[string]*Version{}, clientParty: map[string]map[string]*Version{}}
+	old := t.snap.Load()
+	// Only current versions stay compiled; an older one that an attempt is
+	// pinned to is compiled again on demand (Pin), so the cache does not
+	// grow with every push.
+	current := map[versionKey]*Version{}
+	defer func() {
+		if current != nil {
+			t.versions = current
+		}
+	}()
+	for _, info := range infos {
+		if !info.Enabled {
+			continue
+		}
+		v, err := t.versionLocked(ctx, info.ID, info.Version)
+		if err != nil {
+			if ctx.Err() != nil {
+				current = nil // keep the cache as it was
+				return err
+			}
+			t.log.Error("template version not served", zap.String("template", info.Name),
+				zap.String("client_id", info.ClientID), zap.Int("version", info.Version), zap.Error(err))
+			continue
+		}
+		names, parties := s.global, s.globalParty
+		if info.ClientID != "" {
+			if s.client[info.ClientID] == nil {
+				s.client[info.ClientID], s.clientParty[info.ClientID] = map[string]*Version{}, map[string]*Version{}
+			}
+			names, parties = s.client[info.ClientID], s.clientParty[info.ClientID]
+		}
+		current[versionKey{info.ID, info.Version}] = v
+		names[info.Name] = v
+		for _, id := range v.Template.DocIntake.PartyIDs {
+			parties[id] = v
+		}
+		if old != nil {
+			if prev, ok := old.byName(info.ClientID, info.Name); !ok || prev.Number != v.Number || prev.ClientID != v.ClientID {
+				t.log.Info("template live", zap.String("template", v.Name), zap.String("client_id", v.ClientID),
+					zap.Int("version", v.Number))
+			}
+		}
+	}
+	t.snap.Store(s)
+	if t.reloaded != nil {
+		t.reloaded()
+	}
+	return nil
+}
+
+// versionLocked returns the compiled version, from the cache or the store.
+func (t *Templates) versionLocked(ctx context.Context, id int64, n int) (*Version, error) {
+	if v, ok := t.versions[versionKey{id, n}]; ok {
+		return v, nil
+	}
+	sv, err := t.st.TemplateVersionByID(ctx, id, n)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := CompileVersion(sv.Name, sv.Filename, sv.Content)
+	if err != nil {
+		return nil, err
+	}
+	set, err := template.NewSet(tpl)
+	if err != nil {
+		return nil, err
+	}
+	v := &Version{TemplateID: id, Name: sv.Name, ClientID: sv.ClientID, Number: n, SHA256: sv.SHA256, Template: tpl, Set: set}
+	t.versions[versionKey{id, n}] = v
+	return v, nil
+}
+
+// CompileVersion parses stored template content. The file name given to
+// the parser is the template's name with the pushed file's extension, so a
+// template without docintake.name keeps the name it was pushed under.
+func CompileVersion(name, filename string, content []byte) (*template.Template, error) {
+	tpl, err := template.Parse(name+path.Ext(filename), content)
+	if err != nil {
+		return nil, err
+	}
+	if tpl.Name != name {
+		return nil, fmt.Errorf("template %s: content names itself %q", name, tpl.Name)
+	}
+	return tpl, nil
 }
 
 // Resolve implements ingest.Templates: an explicit name wins, else the
-// template that claims partyID.
-func (t Templates) Resolve(name, partyID string) (string, bool) {
+// template that claims partyID; only templates clientID may use (its own and
+// the global ones, enabled). ok is false otherwise, exactly as for a name
+// that does not exist.
+func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
+	s := t.snap.Load()
+	var v *Version
+	var ok bool
 	if name != "" {
-		tm, ok := t.Set.ByName(name)
-		if !ok {
-			return "", false
-		}
-		return tm.Name, true
+		v, ok = s.byName(clientID, name)
+	} else if partyID != "" {
+		v, ok = s.byParty(clientID, partyID)
 	}
-	tm, ok := t.Set.ByPartyID(partyID)
 	if !ok {
 		return "", false
 	}
-	return tm.Name, true
+	return v.Name, true
+}
+
+// Current returns the version clientID is served for name now.
+func (t *Templates) Current(clientID, name string) (*Version, bool) {
+	return t.snap.Load().byName(clientID, name)
+}
+
+// ErrTemplateUnavailable marks a document whose template is not served
+// (unknown, deleted or disabled since the upload).
+var ErrTemplateUnavailable = errors.New("template not available")
+
+// Pin returns the template version doc's current processing attempt uses:
+// the one pinned by an earlier delivery of the attempt, else the version
+// current now, pinned for the rest of the attempt (an event records name,
+// version and SHA-256). Concurrent processors of one document agree on one
+// version. A template that is not served gives an error wrapping
+// ErrTemplateUnavailable; store errors are returned as they are.
+func (t *Templates) Pin(ctx context.Context, doc document.Document, actor string) (*Version, store.AttemptTemplate, error) {
+	n, err := t.st.CurrentAttempt(ctx, doc.ID)
+	if err != nil {
+		return nil, store.AttemptTemplate{}, err
+	}
+	pin, err := t.st.Attempt(ctx, doc.ID, n)
+	if document.ErrorKind(err) == document.ENOTFOUND {
+		cur, ok := t.Current(doc.ClientID, doc.Template)
+		if !ok {
+			return nil, store.AttemptTemplate{}, fmt.Errorf("%w: %s is not served to client %s (unknown, deleted or disabled)",
+				ErrTemplateUnavailable, doc.Template, doc.ClientID)
+		}
+		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, TemplateID: cur.TemplateID,
+			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256}, doc.State, actor)
+	}
+	if err != nil {
+		return nil, store.AttemptTemplate{}, err
+	}
+	t.mu.Lock()
+	v, err := t.versionLocked(ctx, pin.TemplateID, pin.Version)
+	t.mu.Unlock()
+	if err != nil {
+		if document.ErrorKind(err) == document.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, pin, err
+		}
+		return nil, pin, fmt.Errorf("%w: %s: %w", ErrTemplateUnavailable, pin, err)
+	}
+	return v, pin, nil
+}
+
+// SyncTemplatesDir validates every template under dir strictly (as at start
+// before templates were data: a bad one is an error naming file, line and
+// key path) and stores each whose content or samples differ from the current
+// global version as a new version, comment "from INTAKE_TEMPLATES_DIR". It
+// returns the templates with a new version. Templates in the store that the
+// directory no longer has are left alone.
+func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) ([]string, error) {
+	set, err := template.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("templates %s: %w", dir, err)
+	}
+	var changed []string
+	for _, tpl := range set.Templates() {
+		p, err := ReadTemplateFile(tpl.File)
+		if err != nil {
+			return nil, err
+		}
+		p.Comment, p.PushedBy = "from INTAKE_TEMPLATES_DIR", TemplatesDirActor
+		res, err := st.PushTemplate(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("templates %s: store %s: %w", dir, tpl.Name, err)
+		}
+		if res.Changed {
+			changed = append(changed, fmt.Sprintf("%s v%d", tpl.Name, res.Version))
+		}
+	}
+	sort.Strings(changed)
+	return changed, nil
+}
+
+// ReadTemplateFile reads a template file and its NAME.samples folder into a
+// push (global scope; the caller sets scope, comment and pusher). The
+// template is validated strictly (NewTemplatePush).
+func ReadTemplateFile(file string) (store.TemplatePush, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return store.TemplatePush{}, fmt.Errorf("template: %w", err)
+	}
+	smp, err := ReadSamples(SamplesDir(file))
+	if err != nil {
+		return store.TemplatePush{}, err
+	}
+	p, err := NewTemplatePush(file, data, smp)
+	if err != nil {
+		return store.TemplatePush{}, err
+	}
+	return p, nil
+}
+
+// NewTemplatePush validates a template file's content strictly (problems
+// are an error with file, line and key path) and returns the push of it
+// with its samples (global scope; the caller sets scope, comment and
+// pusher).
+func NewTemplatePush(file string, content []byte, smp []store.TemplateSample) (store.TemplatePush, error) {
+	tpl, err := ParseStrict(file, content)
+	if err != nil {
+		return store.TemplatePush{}, err
+	}
+	return store.TemplatePush{Name: tpl.Name, Filename: filepath.Base(file), Content: content,
+		PartyIDs: tpl.DocIntake.PartyIDs, Samples: smp}, nil
+}
+
+// RunSamples runs the samples of a push against its template (package
+// samples): what push does before storing anything.
+func RunSamples(ctx context.Context, p store.TemplatePush, text samples.TextFunc) ([]samples.Result, error) {
+	tpl, err := CompileVersion(p.Name, p.Filename, p.Content)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]samples.File, len(p.Samples))
+	for i, s := range p.Samples {
+		files[i] = samples.File{Name: s.Name, Content: s.Content}
+	}
+	return samples.Run(ctx, tpl, files, text)
+}
+
+// ParseStrict parses a template and turns its problems into one error.
+func ParseStrict(file string, data []byte) (*template.Template, error) {
+	tpl, err := template.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(tpl.Problems) > 0 {
+		errs := make([]error, len(tpl.Problems))
+		for i, p := range tpl.Problems {
+			errs[i] = p
+		}
+		return nil, errors.Join(errs...)
+	}
+	return tpl, nil
+}
+
+// SamplesDir is the samples folder of a template file: NAME.samples beside
+// NAME.yml.
+func SamplesDir(file string) string {
+	return strings.TrimSuffix(file, filepath.Ext(file)) + template.SamplesSuffix
+}
+
+// ReadSamples reads the regular files of a samples folder (none when it does
+// not exist), sorted by name. Symbolic links are followed, so a folder may
+// link documents kept elsewhere.
+func ReadSamples(dir string) ([]store.TemplateSample, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	var out []store.TemplateSample
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("samples: %w", err)
+		}
+		out = append(out, store.TemplateSample{Name: e.Name(), Content: data})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// SampleText reads sample documents for RunSamples: .txt files as they are,
+// PDFs with the default engine (pdftotext where installed, as the
+// services), started on the first PDF. Safe for concurrent use; Close
+// stops the engine.
+type SampleText struct {
+	mu  sync.Mutex
+	eng pdftext.Engine
+}
+
+// Text implements samples.TextFunc.
+func (s *SampleText) Text(ctx context.Context, name string, content []byte) (string, error) {
+	if strings.EqualFold(filepath.Ext(name), ".txt") {
+		return string(content), nil
+	}
+	s.mu.Lock()
+	if s.eng == nil {
+		e, err := pdftext.New(pdftext.DefaultOptions())
+		if err != nil {
+			s.mu.Unlock()
+			return "", err
+		}
+		s.eng = e
+	}
+	eng := s.eng
+	s.mu.Unlock()
+	t, err := eng.Extract(ctx, content)
+	if err != nil {
+		return "", err
+	}
+	return t.String(), nil
+}
+
+// Close stops the engine, if one was started.
+func (s *SampleText) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng == nil {
+		return nil
+	}
+	err := s.eng.Close()
+	s.eng = nil
+	return err
 }

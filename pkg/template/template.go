@@ -269,8 +269,8 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && strings.HasSuffix(d.Name(), ".samples") {
-				return filepath.SkipDir // NAME.samples/: a template's samples and their expected JSON
+			if d.IsDir() && strings.HasSuffix(d.Name(), SamplesSuffix) {
+				return filepath.SkipDir // a template's samples, not templates
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yml", ".yaml", ".json":

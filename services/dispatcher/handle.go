@@ -31,7 +31,7 @@ type dispatcher struct {
 	prefix    string
 	store     *store.Store
 	objects   system.ObjectStore
-	templates system.Templates
+	templates *system.Templates
 	hook      *webhook.Client
 	pub       *queue.Publisher
 	logger    *zap.Logger
@@ -104,7 +104,7 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		}
 		return err
 	}
-	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc.Template) {
+	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc) {
 		return d.closeIgnored(ctx, dv, doc)
 	}
 	if !deliverable(dv.State, doc.State) {
@@ -162,12 +162,15 @@ func oneOf(s document.State, set ...document.State) bool {
 	return false
 }
 
-func (d *dispatcher) wantsIgnoredFeedback(name string) bool {
-	if d.templates.Set == nil {
+// wantsIgnoredFeedback asks the template version the document is served
+// now (the dispatcher does not process; its question is whether the client
+// wants to hear about ignored documents).
+func (d *dispatcher) wantsIgnoredFeedback(doc document.Document) bool {
+	if d.templates == nil {
 		return false
 	}
-	t, ok := d.templates.Set.ByName(name)
-	return ok && t.DocIntake.IgnoredFeedback
+	v, ok := d.templates.Current(doc.ClientID, doc.Template)
+	return ok && v.Template.DocIntake.IgnoredFeedback
 }
 
 // closeIgnored finishes an ignored document whose template wants no

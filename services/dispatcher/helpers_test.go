@@ -30,7 +30,6 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/system"
-	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/services/dispatcher"
 	intakectlpkg "github.com/docintake/docintake/services/intakectl"
 	"github.com/nats-io/nats.go/jetstream"
@@ -122,15 +121,16 @@ func templatesDir(t *testing.T) string {
 func (b *bundle) start(tuning dispatcher.Tuning) {
 	b.t.Helper()
 	cfg := b.config()
-	tm, err := template.Load(cfg.TemplatesDir)
+	tm, err := system.OpenTemplates(b.t.Context(), b.st, zaptest.NewLogger(b.t), system.TemplatesOptions{Dirs: []string{cfg.TemplatesDir}})
 	require.NoError(b.t, err)
+	b.t.Cleanup(tm.Close)
 	reg := prometheus.NewRegistry() // this dispatcher's, also when the test starts another
 	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objs,
-			Templates: system.Templates{Set: tm}, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
+			Templates: tm, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
 			Registry: reg}, Tuning: tuning})
 	}()
 	b.t.Cleanup(func() {

@@ -90,7 +90,7 @@ func (f *fakeObjects) URI(key string) string { return "mem://" + key }
 
 type oneTemplate struct{}
 
-func (oneTemplate) Resolve(name, partyID string) (string, bool) {
+func (oneTemplate) Resolve(_, name, partyID string) (string, bool) {
 	return "contoso-po", name == "contoso-po" || partyID == "CONTOSO"
 }
 

@@ -57,8 +57,9 @@ type hashedObjects interface {
 // Templates resolves the upload's template or party_id to a template name.
 type Templates interface {
 	// Resolve returns the template's name for an explicit name, or the
-	// template that claims partyID; ok is false when there is none.
-	Resolve(name, partyID string) (template string, ok bool)
+	// template that claims partyID, among those clientID may use (its own
+	// and the global ones, enabled); ok is false when there is none.
+	Resolve(clientID, name, partyID string) (template string, ok bool)
 }
 
 // Server is the ingest HTTP API.

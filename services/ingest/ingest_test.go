@@ -42,7 +42,7 @@ func TestMain(m *testing.M) { objectstoretest.Main(m) }
 // own loader is tested in pkg/template and wired in standalone's tests.
 type templates map[string][]string
 
-func (ts templates) Resolve(name, partyID string) (string, bool) {
+func (ts templates) Resolve(_, name, partyID string) (string, bool) {
 	if name != "" {
 		_, ok := ts[name]
 		return name, ok

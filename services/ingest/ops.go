@@ -119,6 +119,8 @@ func (o *ops) routes(e *echo.Echo) {
 	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.checkCSRF)
 	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.checkCSRF)
 	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.checkCSRF)
+	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.checkCSRF) // ops_templates.go
+	g.GET("/templates", o.handleTemplates, o.auth)
 }
 
 // headers keep the pages out of caches and frames and allow nothing but our
@@ -340,8 +342,14 @@ func (o *ops) handleDocument(c echo.Context) error {
 		}
 		views = append(views, deliveryView{dv, atts})
 	}
+	attempts, err := o.store.Attempts(ctx, d.ID)
+	if err != nil {
+		return o.fail(c, err)
+	}
 	_, hasStatus := document.StatusFor(d.State)
 	return o.render(c, http.StatusOK, "document", map[string]any{
+		"Attempts":     attempts,
+		"CanReprocess": document.CanTransition(d.State, document.StateReceived),
 		"Doc":          d,
 		"Events":       events,
 		"Deliveries":   views,
@@ -367,6 +375,8 @@ func (o *ops) handleAction(done string) echo.HandlerFunc {
 			_, err = system.GiveUpDocument(ctx, o.store, d, opsActor)
 		case "redelivered":
 			_, err = system.RedeliverDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+		case "reprocessed":
+			_, err = system.ReprocessDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		}
 		if err != nil {
 			return o.fail(c, err)
@@ -387,6 +397,8 @@ func doneMessage(c echo.Context) string {
 		return "Given up: the document is finished_with_failure."
 	case "redelivered":
 		return "Redelivery queued under a new webhook-id."
+	case "reprocessed":
+		return "Reprocessing with the current template version (a new attempt)."
 	}
 	return ""
 }
@@ -457,7 +469,7 @@ func parsePages() map[string]*template.Template {
 		"shown": showBidi,
 	}
 	pages := map[string]*template.Template{}
-	for _, p := range []string{"index", "document", "login", "error"} {
+	for _, p := range []string{"index", "document", "login", "error", "templates"} {
 		pages[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(opsFiles, "templates/layout.html", "templates/"+p+".html"))
 	}
 	return pages

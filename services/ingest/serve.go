@@ -43,6 +43,12 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, relay.Notify, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
+	// Clients manage their own templates; PDF samples are read with the
+	// default engine, started on the first one.
+	sampleText := &system.SampleText{}
+	defer func() { _ = sampleText.Close() }()
+	srv.EnableTemplates(d.Store, sampleText.Text)
+	srv.EnableReprocess(d.Store)
 	consumers := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,

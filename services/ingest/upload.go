@@ -375,7 +375,7 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 	if req.PartyID != nil {
 		partyID = *req.PartyID
 	}
-	resolved, ok := s.templates.Resolve(tmplName, partyID)
+	resolved, ok := s.templates.Resolve(cl.ID, tmplName, partyID)
 	if !ok {
 		if partyID != "" {
 			return document.CodedErrorf(document.EBADREQUEST, codeTemplateNotFound, "no template is configured for party_id %q", partyID)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -22,7 +21,7 @@ import (
 
 func init() {
 	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
-	register("templates", "validate templates: templates check DIR...; draft one from sample PDFs: templates draft [--name N] [--out F] PDF...", runTemplates)
+	register("templates", "templates: check DIR... | draft PDF... | test | push | list | history | show | diff | rollback | disable | enable | pull (templates help)", runTemplates)
 }
 
 // Exit codes of extract, as template authors and scripts rely on (README
@@ -310,35 +309,17 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 }
 
 func runTemplates(ctx context.Context, args []string, env Env) int {
-	if len(args) > 0 && args[0] == "draft" {
-		return runTemplatesDraft(ctx, args[1:], env)
+	if len(args) == 0 || args[0] != "check" {
+		return runTemplateLifecycle(ctx, args, env) // templates.go
 	}
-	if len(args) < 2 || args[0] != "check" {
+	if len(args) < 2 {
 		fmt.Fprintln(env.Stderr, "usage: intakectl templates check DIR...")
 		return 2
 	}
-	var files []string
-	for _, dir := range args[1:] {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && strings.HasSuffix(d.Name(), ".samples") {
-				return filepath.SkipDir // a template's samples and their expected JSON
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".yml", ".yaml", ".json":
-				if !d.IsDir() {
-					files = append(files, p)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fail(env, "%v", err)
-		}
+	files, err := templateFiles(args[1:]) // templates.go
+	if err != nil {
+		return fail(env, "%v", err)
 	}
-	sort.Strings(files)
 	failed := 0
 	byName, byParty := map[string]string{}, map[string]string{}
 	for _, f := range files {

@@ -1,6 +1,7 @@
 package processor_test
 
 import (
+	"go.uber.org/zap/zaptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/pkg/system"
-	"github.com/docintake/docintake/pkg/template"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,14 +33,16 @@ func TestTemplateArea(t *testing.T) {
 	require.Contains(t, tpl, "area:")
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "acme-area.yml"), []byte(tpl), 0o644))
-	set, err := template.LoadWith(template.LoadOptions{}, dir)
-	require.NoError(t, err)
 
 	for _, engine := range []string{"pdftotext", "resident"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, map[string]string{"INTAKE_PDF_ENGINE": engine, "INTAKE_PDF_RESIDENT_BIN": pdftexttest.ResidentBin(t)})
-			b.tmpls = system.Templates{Set: set}
+			// The template joins the catalogue as INTAKE_TEMPLATES_DIR does.
+			tm, err := system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t), system.TemplatesOptions{Dirs: []string{dir}})
+			require.NoError(t, err)
+			t.Cleanup(tm.Close)
+			b.tmpls = tm
 			b.addArticles()
 			b.start()
 			d := b.upload(orderPDF("A-1", appendLine("Order no. OLD-9")), docOpts{template: "acme-area"})

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/template"
@@ -19,8 +18,8 @@ import (
 // of the attachments themselves (too large, hostile XML, a PDF pdfdetach
 // cannot parse) are logged and leave the decision to the text path; only
 // the end of ctx and the template engine's errors are returned.
-func (w *worker) structured(ctx context.Context, log *zap.Logger, doc document.Document, pdf []byte, opts template.RunOptions) (*template.Run, string, error) {
-	if !w.templates.ReadsEmbedded(opts) {
+func (w *worker) structured(ctx context.Context, log *zap.Logger, set *template.Set, pdf []byte, opts template.RunOptions) (*template.Run, string, error) {
+	if !set.ReadsEmbedded(opts) {
 		return nil, "", nil
 	}
 	start := time.Now()
@@ -41,7 +40,7 @@ func (w *worker) structured(ctx context.Context, log *zap.Logger, doc document.D
 	if d == nil {
 		return nil, "", nil
 	}
-	run, err := w.templates.RunStructured(ctx, d.Structured(), opts)
+	run, err := set.RunStructured(ctx, d.Structured(), opts)
 	if err != nil || run == nil {
 		return nil, "", err
 	}

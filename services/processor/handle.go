@@ -32,7 +32,7 @@ import (
 type worker struct {
 	st          *store.Store
 	objects     objectstore.Store
-	templates   *template.Set
+	templates   *system.Templates
 	engine      pdftext.Engine
 	relay       *queue.Relay
 	log         *zap.Logger
@@ -116,7 +116,20 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		return nil
 	}
 
-	res, err := w.process(ctx, doc)
+	// The attempt's template version is resolved once, here, and used for
+	// everything that follows: a push during processing, or a second
+	// processor working on the same document, cannot mix versions.
+	v, _, err := w.templates.Pin(ctx, doc, actor)
+	if err != nil {
+		if errors.Is(err, system.ErrTemplateUnavailable) {
+			return w.failed(ctx, log, doc, dl, &failure{"template", err})
+		}
+		w.metrics.job(outRetry)
+		return err
+	}
+	log = log.With(zap.String("template_version", v.String()))
+
+	res, err := w.process(ctx, doc, v)
 	if err != nil {
 		var f *failure
 		if errors.As(err, &f) {
@@ -170,7 +183,7 @@ func (r *result) date() *time.Time {
 // process reads, extracts and renders a document. It returns a *failure for
 // problems of the document or its template (a panic included) and other
 // errors for the infrastructure's.
-func (w *worker) process(ctx context.Context, doc document.Document) (res *result, err error) {
+func (w *worker) process(ctx context.Context, doc document.Document, v *system.Version) (res *result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, &failure{"panic", fmt.Errorf("%v\n%s", r, debug.Stack())}
@@ -181,10 +194,10 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 		return nil, err
 	}
 	m := mapper{st: w.st, clientID: doc.ClientID}
-	opts := template.RunOptions{Template: doc.Template, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
+	opts := template.RunOptions{Template: v.Name, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
 		Area: system.AreaFunc(w.engine, pdf)}
 	// A business document attached to the PDF wins over its printed text.
-	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), doc, pdf, opts)
+	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), v.Set, pdf, opts)
 	if run == nil && err == nil {
 		start := time.Now()
 		text, xerr := w.engine.Extract(ctx, pdf)
@@ -197,7 +210,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 		}
 		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
 		source = "text (" + strings.Join(text.Engines(), "+") + ")"
-		run, err = w.templates.Run(ctx, text.String(), opts)
+		run, err = v.Set.Run(ctx, text.String(), opts)
 	}
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {
@@ -213,7 +226,7 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 	if res.xml, err = opentrans.Marshal(run.Order, opentrans.WriteOptions{GenerationTime: time.Now()}); err != nil {
 		return nil, &failure{"opentrans", err}
 	}
-	if res.json, err = marshalResult(doc, run.Order, source); err != nil {
+	if res.json, err = marshalResult(doc, v, run.Order, source); err != nil {
 		return nil, &failure{"json", err}
 	}
 	return res, nil

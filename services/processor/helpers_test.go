@@ -29,7 +29,6 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/system"
-	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,7 +53,7 @@ type bundle struct {
 	objects *countingStore
 	cfg     config.Config
 	env     map[string]string
-	tmpls   system.Templates
+	tmpls   *system.Templates
 	relay   *queue.Relay
 }
 
@@ -114,9 +113,10 @@ func setup(t testing.TB, env map[string]string) *bundle {
 	s3, err := objectstore.NewS3(b.s3)
 	require.NoError(t, err)
 	b.objects = &countingStore{Store: s3}
-	set, err := template.LoadWith(template.LoadOptions{}, filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates"))
+	b.tmpls, err = system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t).Named("templates"), system.TemplatesOptions{
+		Dirs: []string{filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates")}})
 	require.NoError(t, err)
-	b.tmpls = system.Templates{Set: set}
+	t.Cleanup(b.tmpls.Close)
 	b.relay = queue.NewRelay(system.OutboxSource{Store: b.st}, queue.NewPublisher(b.js, b.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
 	return b
 }

@@ -52,7 +52,7 @@ const actor = "processor"
 // otherwise), flushes the outbox and returns nil. It returns an error when
 // it cannot start or the consumer becomes unreadable.
 func Run(ctx context.Context, cfg config.Config, d Deps) error {
-	if d.Store == nil || d.Objects == nil || d.Templates.Set == nil || d.NATS == nil || d.JetStream == nil {
+	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil {
 		return errors.New("processor: Deps needs Store, Objects, Templates, NATS and JetStream")
 	}
 	if d.Logger == nil {
@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, queue.NewPublisher(d.JetStream, qcfg.Stream),
 		d.Logger.Named("relay"), queue.RelayOptions{})
 	w := &worker{
-		st: d.Store, objects: d.Objects, templates: d.Templates.Set, engine: engine, relay: relay,
+		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine, relay: relay,
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},

@@ -168,7 +168,9 @@ func TestDuplicateJobIsNoOp(t *testing.T) {
 		return nil
 	})
 	require.Equal(t, before, b.objects.results.Load(), "no results written again")
-	require.Len(t, b.events(d), 2, "no event for the duplicate")
+	// received, the attempt's template pin, processed_success; nothing for
+	// the duplicate.
+	require.Len(t, b.events(d), 3, "no event for the duplicate")
 }
 
 func TestDeferralThenSuccess(t *testing.T) {
@@ -256,7 +258,7 @@ func TestPoisonDocuments(t *testing.T) {
 		ev := b.events(d)
 		failures := 0
 		for _, e := range ev {
-			if e.From == e.To && e.Reason == "" && e.Actor == "processor" {
+			if e.From == e.To && e.Reason == "" && e.Actor == "processor" && !strings.HasPrefix(e.Detail, "attempt ") {
 				failures++
 			}
 		}
@@ -266,7 +268,7 @@ func TestPoisonDocuments(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 3, pr.Failures)
 	}
-	require.Contains(t, b.events(panicking)[1].Detail, "engine exploded")
+	require.Contains(t, b.events(panicking)[2].Detail, "engine exploded") // after received and the template pin
 	// The worker survived and serves the next document.
 	ok := b.upload(orderPDF("P-1", nil), docOpts{})
 	b.waitState(ok, document.StateProcessedSuccess, 20*time.Second)
@@ -281,7 +283,7 @@ func TestExtractionDeadline(t *testing.T) {
 	d = b.waitState(d, document.StateDLQ, 30*time.Second)
 	ev := b.events(d)
 	require.Contains(t, ev[len(ev)-1].Detail, "2 failed attempts")
-	require.Contains(t, strings.ToLower(ev[1].Detail), "timed out")
+	require.Contains(t, strings.ToLower(ev[2].Detail), "timed out") // after received and the template pin
 }
 
 // Every malformed file of the shared corpus ends in dlq or

@@ -1,10 +1,12 @@
 package processor
 
 import (
+	"encoding/hex"
 	"encoding/json"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
+	"github.com/docintake/docintake/pkg/system"
 )
 
 // The result JSON (results/…/<log_id>.json) is the canonical order model
@@ -13,12 +15,17 @@ import (
 // XML. Its field names are part of what clients and ops read, so they live
 // here rather than as tags on the domain type.
 type resultFile struct {
-	LogID      string    `json:"log_id"`
-	MessageID  string    `json:"message_id"`
-	Template   string    `json:"template"`
-	ResultMode string    `json:"result_mode,omitempty"`
-	Source     string    `json:"source,omitempty"` // "text (pdftotext)" or "embedded Order-X COMFORT (order-x.xml)"
-	Order      orderJSON `json:"order"`
+	LogID     string `json:"log_id"`
+	MessageID string `json:"message_id"`
+	Template  string `json:"template"`
+	// The template version of the attempt that produced this result
+	// (audit: which version made this order).
+	TemplateVersion int       `json:"template_version"`
+	TemplateSHA256  string    `json:"template_sha256"`
+	TemplateClient  string    `json:"template_client,omitempty"`
+	ResultMode      string    `json:"result_mode,omitempty"`
+	Source          string    `json:"source,omitempty"` // "text (pdftotext)" or "embedded Order-X COMFORT (order-x.xml)"
+	Order           orderJSON `json:"order"`
 }
 
 type orderJSON struct {
@@ -91,8 +98,9 @@ type totalsJSON struct {
 	GrossAmount string `json:"gross_amount,omitempty"`
 }
 
-// marshalResult renders the result JSON of doc's order, read from source.
-func marshalResult(doc document.Document, o *order.Order, source string) ([]byte, error) {
+// marshalResult renders the result JSON of doc's order, read from source
+// with template version v.
+func marshalResult(doc document.Document, v *system.Version, o *order.Order, source string) ([]byte, error) {
 	oj := orderJSON{DocumentType: string(o.Type), OrderID: o.ID, OrderDate: o.IssueDate.String(),
 		DeliveryDate: o.DeliveryDate.String(), Currency: o.Currency, Language: o.Language, BuyerOrderID: o.BuyerOrderID,
 		Parties: []partyJSON{}, Items: []itemJSON{}, PaymentTerms: o.PaymentTerms, Remarks: o.Remarks, NoItems: o.NoItems,
@@ -109,6 +117,7 @@ func marshalResult(doc document.Document, o *order.Order, source string) ([]byte
 			it.DeliveryDate.String(), it.Remarks})
 	}
 	return json.MarshalIndent(resultFile{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
+		TemplateVersion: v.Number, TemplateSHA256: hex.EncodeToString(v.SHA256), TemplateClient: v.ClientID,
 		ResultMode: string(doc.ResultMode), Source: source, Order: oj}, "", "  ")
 }
 

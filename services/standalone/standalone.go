@@ -75,10 +75,12 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 			return err
 		}
 	}
-	tmpls, err := system.LoadTemplates(cfg.TemplatesDir)
+	tmpls, err := system.OpenTemplates(ctx, st, logger.Named("templates"),
+		system.TemplatesOptions{Dirs: []string{cfg.TemplatesDir}})
 	if err != nil {
 		return err
 	}
+	defer tmpls.Close()
 	objs, err := system.OpenObjects(ctx, cfg.S3, filepath.Join(dataDir, "objects"))
 	if err != nil {
 		return err

@@ -1,11 +1,9 @@
 package standalone_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -136,26 +134,8 @@ func upload(t *testing.T, url, messageID string, pdf []byte) map[string]any {
 // uploadForm posts pdf with the given multipart fields and expects 202.
 func uploadForm(t *testing.T, url string, fields map[string]string, pdf []byte) map[string]any {
 	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		require.NoError(t, w.WriteField(k, v))
-	}
-	fw, err := w.CreateFormFile("file", "order.pdf")
-	require.NoError(t, err)
-	_, _ = fw.Write(pdf)
-	require.NoError(t, w.Close())
-	req, err := http.NewRequest(http.MethodPost, url+"/incoming", &buf)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+devToken)
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	require.Equal(t, http.StatusAccepted, res.StatusCode, string(raw))
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(raw, &out))
+	code, out := tryUpload(t, url, devToken, fields, pdf) // templates_test.go
+	require.Equal(t, http.StatusAccepted, code, out)
 	return out
 }
 

@@ -1,0 +1,201 @@
+package system_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+)
+
+// tpl is a minimal valid template named name claiming party ids.
+func tpl(name, keyword string, party ...string) string {
+	y := fmt.Sprintf("issuer: %s\nkeywords: [%q]\nfields:\n  order_id:\n    parser: regex\n    regex: 'PO (\\d+)'\ndocintake:\n  name: %s\n",
+		name, keyword, name)
+	if len(party) > 0 {
+		y += "  party_ids:\n"
+		for _, p := range party {
+			y += fmt.Sprintf("    - %q\n", p)
+		}
+	}
+	return y
+}
+
+func pushed(t *testing.T, st *store.Store, client, content string) int {
+	t.Helper()
+	p, err := pushFrom(t, content)
+	require.NoError(t, err)
+	p.ClientID, p.PushedBy = client, "test"
+	r, err := st.PushTemplate(t.Context(), p)
+	require.NoError(t, err)
+	return r.Version
+}
+
+func pushFrom(t *testing.T, content string) (store.TemplatePush, error) {
+	f := filepath.Join(t.TempDir(), "x.yml")
+	require.NoError(t, os.WriteFile(f, []byte(content), 0o600))
+	return system.ReadTemplateFile(f)
+}
+
+// waitFor polls cond until it returns nil or d passes.
+func waitFor(t *testing.T, d time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("condition not met within %s: %v", d, err)
+}
+
+func resolves(tm *system.Templates, client, name, party, want string) func() error {
+	return func() error {
+		got, ok := tm.Resolve(client, name, party)
+		if want == "" && ok {
+			return fmt.Errorf("%s/%s/%s resolves to %s, want none", client, name, party, got)
+		}
+		if want != "" && (!ok || got != want) {
+			return fmt.Errorf("%s/%s/%s resolves to %q (%t), want %s", client, name, party, got, ok, want)
+		}
+		return nil
+	}
+}
+
+func setupCatalogue(t *testing.T, dirs ...string) (*store.Store, *system.Templates) {
+	t.Helper()
+	st := storetest.Store(t)
+	for _, c := range []string{"acme", "globex"} {
+		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: c, Name: c}))
+	}
+	tm, err := system.OpenTemplates(t.Context(), st, zaptest.NewLogger(t), system.TemplatesOptions{Dirs: dirs,
+		// Only notifications can make the 2 s deadlines below.
+		Recheck: time.Hour})
+	require.NoError(t, err)
+	t.Cleanup(tm.Close)
+	return st, tm
+}
+
+// A push, a disable and an enable are served within 2 s, from the
+// notification alone (the periodic re-check is an hour here).
+func TestCatalogueLive(t *testing.T) {
+	t.Parallel()
+	st, tm := setupCatalogue(t)
+	require.NoError(t, resolves(tm, "acme", "po", "", "")())
+
+	pushed(t, st, "", tpl("po", "ACME PO", "4711"))
+	waitFor(t, 2*time.Second, resolves(tm, "acme", "po", "", "po"))
+	require.NoError(t, resolves(tm, "globex", "", "4711", "po")())
+
+	require.NoError(t, st.SetTemplateEnabled(t.Context(), "", "po", false))
+	waitFor(t, 2*time.Second, resolves(tm, "acme", "po", "", ""))
+	require.NoError(t, resolves(tm, "acme", "", "4711", "")())
+	require.NoError(t, st.SetTemplateEnabled(t.Context(), "", "po", true))
+	waitFor(t, 2*time.Second, resolves(tm, "acme", "", "4711", "po"))
+
+	// v2 replaces v1 in the served catalogue.
+	pushed(t, st, "", tpl("po", "ACME PURCHASE ORDER", "4711"))
+	waitFor(t, 2*time.Second, func() error {
+		if v, _ := tm.Current("acme", "po"); v.Number != 2 {
+			return fmt.Errorf("serving v%d", v.Number)
+		}
+		return nil
+	})
+}
+
+// A client's own template wins for that client over a global one with the
+// same name or party id, and is invisible to every other client.
+func TestCatalogueClientScope(t *testing.T) {
+	t.Parallel()
+	st, tm := setupCatalogue(t)
+	pushed(t, st, "", tpl("po", "global", "4711"))
+	pushed(t, st, "acme", tpl("po", "acme", "4711"))
+	pushed(t, st, "acme", tpl("acme-only", "acme only", "9999"))
+	waitFor(t, 2*time.Second, resolves(tm, "acme", "acme-only", "", "acme-only"))
+
+	v, ok := tm.Current("acme", "po")
+	require.True(t, ok)
+	require.Equal(t, "acme", v.ClientID)
+	v, ok = tm.Current("globex", "po")
+	require.True(t, ok)
+	require.Equal(t, "", v.ClientID)
+	require.NoError(t, resolves(tm, "globex", "acme-only", "", "")())
+	require.NoError(t, resolves(tm, "globex", "", "9999", "")())
+	require.NoError(t, resolves(tm, "acme", "", "9999", "acme-only")())
+}
+
+// INTAKE_TEMPLATES_DIR is synced at start: a new or changed file is a new
+// global version, an unchanged one is not.
+func TestSyncTemplatesDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO")), 0o600))
+	st, tm := setupCatalogue(t, dir)
+	require.NoError(t, resolves(tm, "acme", "po", "", "po")())
+
+	changed, err := system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Empty(t, changed)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 2")), 0o600))
+	changed, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"po v2"}, changed)
+	h, err := st.TemplateHistory(t.Context(), "", "po")
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	require.Equal(t, "from INTAKE_TEMPLATES_DIR", h[1].Comment)
+	require.Equal(t, system.TemplatesDirActor, h[1].PushedBy)
+
+	// A bad template stops the sync with file, line and key.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte("keywords: [x]\nfields:\n  order_id:\n    parser: regex\n    regex: '('\n"), 0o600))
+	_, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.ErrorContains(t, err, "bad.yml:5")
+}
+
+// Pin: an attempt keeps the version it started with, whatever is pushed
+// meanwhile; a template that is not served is ErrTemplateUnavailable.
+func TestCataloguePin(t *testing.T) {
+	t.Parallel()
+	st, tm := setupCatalogue(t)
+	pushed(t, st, "", tpl("po", "PO"))
+	waitFor(t, 2*time.Second, resolves(tm, "acme", "po", "", "po"))
+	d := document.Document{ID: "0195f0a4-0000-7000-8000-000000000001", LogID: "l1", ClientID: "acme", MessageID: "m1",
+		FileSHA256: make([]byte, 32), Filename: "a.pdf", Subject: "s", Template: "po", SourcePath: "s3://b/k"}
+	_, _, err := st.CreateDocument(t.Context(), d, store.OutboxRow{Subject: "x", MsgID: "x", Payload: []byte("x")})
+	require.NoError(t, err)
+	d.State = document.StateReceived
+
+	v, pin, err := tm.Pin(t.Context(), d, "processor")
+	require.NoError(t, err)
+	require.Equal(t, 1, v.Number)
+	require.Equal(t, 1, pin.Attempt)
+
+	pushed(t, st, "", tpl("po", "PO v2"))
+	waitFor(t, 2*time.Second, func() error {
+		if v, _ := tm.Current("acme", "po"); v.Number != 2 {
+			return errors.New("v2 not live")
+		}
+		return nil
+	})
+	v, _, err = tm.Pin(t.Context(), d, "processor")
+	require.NoError(t, err)
+	require.Equal(t, 1, v.Number, "the attempt stays on the version it started with")
+	require.Equal(t, "PO", v.Template.Keywords[0].Source)
+
+	other := d
+	other.ID, other.LogID, other.MessageID, other.Template = "0195f0a4-0000-7000-8000-000000000002", "l2", "m2", "nope"
+	_, _, err = st.CreateDocument(t.Context(), other, store.OutboxRow{Subject: "x", MsgID: "y", Payload: []byte("x")})
+	require.NoError(t, err)
+	_, _, err = tm.Pin(t.Context(), other, "processor")
+	require.ErrorIs(t, err, system.ErrTemplateUnavailable)
+}

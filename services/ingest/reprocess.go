@@ -1,0 +1,39 @@
+package ingest
+
+import (
+	"net/http"
+
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/labstack/echo/v4"
+)
+
+// EnableReprocess adds POST /documents/{log_id}/reprocess: a client runs
+// one of its finished (or failed) documents again with the current template
+// version, typically after fixing its template; the new outcome arrives by
+// webhook under a new webhook-id.
+func (s *Server) EnableReprocess(st *store.Store) {
+	if st == nil {
+		panic("ingest.EnableReprocess: nil store")
+	}
+	api := s.echo.Group(s.cfg.BasePath)
+	api.POST("/documents/:log_id/reprocess", s.handleReprocess(st), s.authenticate())
+}
+
+func (s *Server) handleReprocess(st *store.Store) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		cl := clientFrom(c)
+		d, err := st.DocumentByLogID(ctx, cl.ID, c.Param("log_id"))
+		if err != nil {
+			return err // another client's document is 404, as for GET
+		}
+		if _, err := system.ReprocessDocument(ctx, st, s.cfg.SubjectPrefix, d, "client:"+cl.ID); err != nil {
+			return err
+		}
+		if s.notify != nil {
+			s.notify()
+		}
+		return c.JSON(http.StatusAccepted, ack{LogID: d.LogID, Status: "received"})
+	}
+}

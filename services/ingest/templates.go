@@ -1,0 +1,318 @@
+package ingest
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/samples"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/template"
+	"github.com/labstack/echo/v4"
+)
+
+// Error codes of the template API.
+const (
+	codeTemplateInvalid = "template_invalid"
+	codeSamplesFailed   = "samples_failed"
+)
+
+// TemplateStore is what the template API needs of PostgreSQL (implemented
+// by *store.Store).
+type TemplateStore interface {
+	ListTemplates(ctx context.Context, f store.TemplatesFilter) ([]store.TemplateInfo, error)
+	TemplateVersion(ctx context.Context, clientID, name string, version int) (store.TemplateVersion, error)
+	Template(ctx context.Context, clientID, name string) (store.TemplateInfo, error)
+	PushTemplate(ctx context.Context, p store.TemplatePush) (store.PushResult, error)
+	DeleteTemplate(ctx context.Context, clientID, name string) error
+}
+
+// templatesAPI serves a client's own templates: the same validation,
+// samples and versioning as `intakectl templates push`, scoped to the
+// caller (global templates are listed, never changed).
+type templatesAPI struct {
+	st   TemplateStore
+	text samples.TextFunc
+}
+
+// EnableTemplates adds the client template API (GET /templates,
+// GET/PUT/DELETE /templates/{name}); text reads sample documents (see
+// system.SampleText).
+func (s *Server) EnableTemplates(st TemplateStore, text samples.TextFunc) {
+	if st == nil || text == nil {
+		panic("ingest.EnableTemplates: nil dependency")
+	}
+	a := &templatesAPI{st: st, text: text}
+	api := s.echo.Group(s.cfg.BasePath)
+	api.GET("/templates", a.handleList, s.authenticate())
+	api.GET("/templates/:name", a.handleGet, s.authenticate())
+	api.PUT("/templates/:name", a.handlePut, s.authenticate(), s.bodyLimit())
+	api.DELETE("/templates/:name", a.handleDelete, s.authenticate())
+}
+
+// templateSummary is one entry of GET /templates.
+type templateSummary struct {
+	Name      string    `json:"name"`
+	Scope     string    `json:"scope"` // global | client
+	Version   int       `json:"version"`
+	SHA256    string    `json:"sha256"`
+	PartyIDs  []string  `json:"party_ids"`
+	Enabled   bool      `json:"enabled"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// templateDetail is GET/PUT /templates/{name}.
+type templateDetail struct {
+	templateSummary
+	Filename string   `json:"filename"`
+	Content  string   `json:"content"`
+	Comment  string   `json:"comment"`
+	PushedBy string   `json:"pushed_by"`
+	Forced   bool     `json:"forced"`
+	Samples  []string `json:"samples"`
+	// Changed is false when a PUT stored nothing (same content and
+	// samples as the current version).
+	Changed *bool `json:"changed,omitempty"`
+}
+
+func summary(t store.TemplateInfo) templateSummary {
+	scope := "global"
+	if t.ClientID != "" {
+		scope = "client"
+	}
+	return templateSummary{Name: t.Name, Scope: scope, Version: t.Version, SHA256: hex.EncodeToString(t.SHA256),
+		PartyIDs: nonNilStrings(t.PartyIDs), Enabled: t.Enabled, UpdatedAt: t.UpdatedAt}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (a *templatesAPI) handleList(c echo.Context) error {
+	cl := clientFrom(c)
+	list, err := a.st.ListTemplates(c.Request().Context(), store.TemplatesFilter{ClientID: cl.ID})
+	if err != nil {
+		return err
+	}
+	out := make([]templateSummary, 0, len(list))
+	for _, t := range list {
+		out = append(out, summary(t))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"templates": out})
+}
+
+// detail reads the current version of the caller's own template name.
+func (a *templatesAPI) detail(ctx context.Context, clientID, name string) (templateDetail, error) {
+	info, err := a.st.Template(ctx, clientID, name)
+	if err != nil {
+		return templateDetail{}, err
+	}
+	v, err := a.st.TemplateVersion(ctx, clientID, name, info.Version)
+	if err != nil {
+		return templateDetail{}, err
+	}
+	d := templateDetail{templateSummary: summary(info), Filename: v.Filename, Content: string(v.Content),
+		Comment: v.Comment, PushedBy: v.PushedBy, Forced: v.Forced, Samples: []string{}}
+	for _, s := range v.Samples {
+		d.Samples = append(d.Samples, s.Name)
+	}
+	return d, nil
+}
+
+func etag(version int) string { return `"v` + strconv.Itoa(version) + `"` }
+
+func (a *templatesAPI) handleGet(c echo.Context) error {
+	cl := clientFrom(c)
+	d, err := a.detail(c.Request().Context(), cl.ID, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("ETag", etag(d.Version))
+	return c.JSON(http.StatusOK, d)
+}
+
+func (a *templatesAPI) handleDelete(c echo.Context) error {
+	cl := clientFrom(c)
+	if err := a.st.DeleteTemplate(c.Request().Context(), cl.ID, c.Param("name")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// ifVersion reads the optimistic-concurrency precondition: If-Match "vN"
+// (the version the caller read) or If-None-Match * (must not exist yet).
+func ifVersion(r *http.Request) (*int, error) {
+	if r.Header.Get("If-None-Match") == "*" {
+		zero := 0
+		return &zero, nil
+	}
+	m := strings.TrimSpace(r.Header.Get("If-Match"))
+	if m == "" || m == "*" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.Trim(strings.TrimPrefix(m, "W/"), `"`), "v"))
+	if err != nil || n < 0 {
+		return nil, validationError(map[string]string{"If-Match": `want "vN", the ETag of the version the change is based on`})
+	}
+	return &n, nil
+}
+
+func (a *templatesAPI) handlePut(c echo.Context) error {
+	ctx := c.Request().Context()
+	cl := clientFrom(c)
+	name := c.Param("name")
+	ifv, err := ifVersion(c.Request())
+	if err != nil {
+		return err
+	}
+	filename, content, smp, err := readTemplateBody(c, name)
+	if err != nil {
+		return err
+	}
+	p, err := system.NewTemplatePush(filename, content, smp)
+	if err != nil {
+		return templateInvalid(err)
+	}
+	if p.Name != name {
+		return &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid,
+			Message: fmt.Sprintf("the template names itself %q, not %q", p.Name, name),
+			Details: map[string]string{"path": "docintake.name", "error": "must equal the name in the URL"}}
+	}
+	results, err := system.RunSamples(ctx, p, a.text)
+	if err != nil {
+		return err
+	}
+	force := c.QueryParam("force") == "true"
+	if n := samples.Failed(results); n > 0 && !force {
+		details := map[string]string{}
+		for _, r := range results {
+			if !r.Pass {
+				details[r.Name] = strings.Join(r.Problems, "; ")
+			}
+		}
+		return &document.Error{Kind: document.EINVALID, Code: codeSamplesFailed,
+			Message: fmt.Sprintf("%d of %d samples failed; nothing stored (force=true stores anyway)", n, len(results)),
+			Details: details}
+	}
+	p.ClientID, p.Comment, p.PushedBy, p.IfVersion = cl.ID, c.QueryParam("comment"), "client:"+cl.ID, ifv
+	p.Forced = samples.Failed(results) > 0
+	res, err := a.st.PushTemplate(ctx, p)
+	if err != nil {
+		return err
+	}
+	d, err := a.detail(ctx, cl.ID, name)
+	if err != nil {
+		return err
+	}
+	d.Changed = &res.Changed
+	c.Response().Header().Set("ETag", etag(d.Version))
+	status := http.StatusOK
+	if res.Changed && res.Version == 1 {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, d)
+}
+
+// templateInvalid turns a parse error into 422 template_invalid with the
+// first problem's line and key path in details (all problems in message).
+func templateInvalid(err error) error {
+	details := map[string]string{}
+	var le *template.LoadError
+	if errors.As(err, &le) {
+		if le.Line > 0 {
+			details["line"] = strconv.Itoa(le.Line)
+		}
+		if le.Path != "" {
+			details["path"] = le.Path
+		}
+		if le.Err != nil {
+			details["error"] = le.Err.Error()
+		}
+	}
+	return &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid, Message: err.Error(), Details: details}
+}
+
+// readTemplateBody reads PUT's body: the template as YAML or JSON, or
+// multipart/form-data with a part "template" (the file) and parts "samples"
+// (X.pdf, X.txt, X.json files, by file name).
+func readTemplateBody(c echo.Context, name string) (filename string, content []byte, smp []store.TemplateSample, err error) {
+	r := c.Request()
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "application/json":
+		filename = name + ".json"
+	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain":
+		filename = name + ".yml"
+	case "multipart/form-data":
+		return readTemplateForm(c, name)
+	default:
+		return "", nil, nil, document.CodedErrorf(document.EUNSUPPORTED, codeUnsupportedContent,
+			"send the template as application/yaml, application/json or multipart/form-data")
+	}
+	content, err = io.ReadAll(r.Body)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("read template: %w", err)
+	}
+	return filename, content, nil, nil
+}
+
+func readTemplateForm(c echo.Context, name string) (string, []byte, []store.TemplateSample, error) {
+	form, err := c.MultipartForm()
+	if err != nil {
+		return "", nil, nil, validationError(map[string]string{"body": "unreadable multipart form: " + err.Error()})
+	}
+	defer func() { _ = form.RemoveAll() }()
+	files := form.File["template"]
+	if len(files) != 1 {
+		return "", nil, nil, validationError(map[string]string{"template": "exactly one template file is required"})
+	}
+	filename := name + ".yml"
+	if strings.EqualFold(path.Ext(files[0].Filename), ".json") {
+		filename = name + ".json"
+	}
+	content, err := readPart(files[0].Open)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var smp []store.TemplateSample
+	for _, fh := range form.File["samples"] {
+		base := path.Base(strings.ReplaceAll(fh.Filename, `\`, "/"))
+		switch strings.ToLower(path.Ext(base)) {
+		case ".pdf", ".txt", ".json":
+		default:
+			return "", nil, nil, validationError(map[string]string{"samples": fmt.Sprintf("%q: samples are X.pdf, X.txt and X.json files", base)})
+		}
+		b, err := readPart(fh.Open)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		smp = append(smp, store.TemplateSample{Name: base, Content: b})
+	}
+	return filename, content, smp, nil
+}
+
+func readPart[F io.ReadCloser](open func() (F, error)) ([]byte, error) {
+	f, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("read form part: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read form part: %w", err)
+	}
+	return b, nil
+}
