@@ -170,11 +170,21 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &capWriter{w: &stderr, n: s.maxStder}
-	stdout, err := cmd.StdoutPipe()
+	stdout, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
 	}
-	if err := cmd.Start(); err != nil {
+	defer stdout.Close()
+	if cmd.SysProcAttr.Credential != nil {
+		// The helper runs as another user, and `pdfdetach -o /dev/stdout`
+		// reopens the pipe by path, which checks the pipe's owner and mode:
+		// let the helper write to it (it is ours alone either way).
+		_ = pw.Chmod(0o622)
+	}
+	cmd.Stdout = pw
+	err = cmd.Start()
+	_ = pw.Close() // the child holds its copy; EOF comes when it exits
+	if err != nil {
 		// exec.CommandContext refuses to start once ctx is done: a deadline
 		// that expired before the process began is still our timeout.
 		if ctx.Err() != nil {

@@ -66,12 +66,19 @@ func TestMetricsAfterUpload(t *testing.T) {
 
 	// The relay publishes the job; then the processor consumer has one
 	// message pending and the outbox is empty.
+	// The relay publishes before it marks the row sent, so the scrape waits
+	// for both.
+	var fams map[string]*dto.MetricFamily
 	require.Eventually(t, func() bool {
 		s, err := queue.Stats(t.Context(), js, qcfg.Stream, qcfg.Processor.Durable)
-		return err == nil && s.Pending == 1
+		if err != nil || s.Pending != 1 {
+			return false
+		}
+		fams = scrape(t, "http://"+addr+"/metrics")
+		f, ok := fams["docintake_outbox_unsent"]
+		return ok && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge().GetValue() == 0
 	}, 20*time.Second, 20*time.Millisecond)
 
-	fams := scrape(t, "http://"+addr+"/metrics")
 	value := func(name string, labels ...string) float64 {
 		t.Helper()
 		f, ok := fams[name]
