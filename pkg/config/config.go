@@ -36,6 +36,8 @@ type Config struct {
 	PDFEngine  string
 	PDFTimeout time.Duration
 	PDFWorkers int
+	// OCRPageTimeout bounds the OCR of one page (pdftext.Options.OCRPageTimeout).
+	OCRPageTimeout time.Duration
 
 	ProcessorConcurrency   int
 	ProcessorRetry         []time.Duration
@@ -166,6 +168,7 @@ var Vars = []Var{
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
 	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (pdftotext if installed, else pdfium), pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
+	{"INTAKE_OCR_PAGE_TIMEOUT", "10s", "Budget for rendering and OCR of one scanned page, within INTAKE_PDF_TIMEOUT; a page over it is left unread with a warning in the document's events, and the document fails only if required values are then missing.", duration(func(c *Config) *time.Duration { return &c.OCRPageTimeout })},
 	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},

@@ -227,7 +227,7 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte) (
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		page, err := e.page(ctx, api, doc.Document, i, &dir)
+		page, err := e.page(ctx, api, doc.Document, i, &dir, &t.Warnings)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +242,7 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte) (
 
 // page extracts page i (0-based). Pages without characters that contain an
 // image are rendered and OCRed when OCR is on.
-func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string) (Page, error) {
+func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string, warnings *[]string) (Page, error) {
 	lp, err := api.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
 		return Page{}, unreadable(fmt.Sprintf("load page %d", i+1), err)
@@ -275,11 +275,17 @@ func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.F
 		}
 		*dir = d
 	}
-	ocrText, err := e.ocr.recognize(ctx, *dir, img)
+	res, err := e.ocr.imagePage(ctx, *dir, i+1, img, nil)
 	if err != nil {
 		return Page{}, fmt.Errorf("pdfium ocr page %d: %w", i+1, err)
 	}
-	return Page{Number: i + 1, Text: ocrText, Engine: EngineOCR}, nil
+	if res.Warning != "" {
+		*warnings = append(*warnings, res.Warning)
+	}
+	if !res.Read {
+		return Page{Number: i + 1, Text: text, Engine: EnginePdfium}, nil
+	}
+	return Page{Number: i + 1, Text: res.Text, Engine: EngineOCR}, nil
 }
 
 // pageChars reads every character of a page with its origin and loose box.

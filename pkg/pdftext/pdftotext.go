@@ -43,13 +43,11 @@ func (e *pdftotextEngine) extract(ctx context.Context, dir, file string) (*Text,
 			if strings.TrimSpace(t.Pages[i].Text) != "" {
 				continue
 			}
-			text, ok, err := e.ocr.popplerPage(ctx, dir, file, i+1)
+			res, err := e.ocr.filePage(ctx, dir, file, i+1, nil)
 			if err != nil {
 				return nil, fmt.Errorf("ocr page %d: %w", i+1, err)
 			}
-			if ok {
-				t.Pages[i] = Page{Number: i + 1, Text: text, Engine: EngineOCR}
-			}
+			res.apply(t, i)
 		}
 	}
 	return t, nil

@@ -186,6 +186,13 @@ func (w *worker) process(ctx context.Context, doc document.Document) (res *resul
 		return nil, &failure{"extract", err}
 	}
 	w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+	for _, warn := range text.Warnings {
+		// A page left unread (OCR over its budget) explains a rejection for
+		// a missing value, or an order read without that page.
+		if err := w.st.RecordEvent(ctx, doc.ID, doc.State, actor, "text extraction: "+warn); err != nil {
+			return nil, fmt.Errorf("record extraction warning: %w", err)
+		}
+	}
 
 	m := mapper{st: w.st, clientID: doc.ClientID}
 	run, err := w.templates.Run(ctx, text.String(), template.RunOptions{Template: doc.Template, Mapper: m,

@@ -63,6 +63,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if engine == nil {
 		opts := pdftext.DefaultOptions()
 		opts.Engine, opts.Timeout, opts.Workers = cfg.PDFEngine, cfg.PDFTimeout, cfg.PDFWorkers
+		opts.OCRPageTimeout = cfg.OCRPageTimeout
 		e, err := pdftext.New(opts)
 		if err != nil {
 			return fmt.Errorf("processor: pdf engine: %w", err)
