@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext"
@@ -19,7 +20,7 @@ import (
 )
 
 func init() {
-	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
+	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--timeout D] [--output json|xml|text|debug] FILE...", runExtract)
 	register("templates", "validate templates: templates check DIR...", runTemplates)
 }
 
@@ -38,6 +39,13 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runExtract(ctx context.Context, args []string, env Env) int {
+	// INTAKE_PDF_TIMEOUT and INTAKE_OCR_PAGE_TIMEOUT apply as in the
+	// processor, so a document is tried under the deadlines it will meet.
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
+		return 2
+	}
 	fs := newFlags("extract", env)
 	var dirs stringsFlag
 	fs.Var(&dirs, "templates", "template directory (repeatable)")
@@ -47,12 +55,17 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
 	mode := fs.String("result-mode", "", "result mode: no_items")
 	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
+	timeout := fs.Duration("timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return 2
 	}
 	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
-		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|pdfium|pdftotext|ocr] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|pdfium|pdftotext|ocr] [--timeout D] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		return 2
+	}
+	if *timeout <= 0 {
+		fmt.Fprintln(env.Stderr, "intakectl extract: --timeout must be positive")
 		return 2
 	}
 	if *name != "" && *party != "" {
@@ -90,6 +103,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	}
 	opts := pdftext.DefaultOptions()
 	opts.Engine = *engine
+	opts.Timeout, opts.OCRPageTimeout = *timeout, cfg.OCRPageTimeout
 	var eng pdftext.Engine // opened on the first PDF: .txt inputs need none
 	defer func() {
 		if eng != nil {
@@ -100,11 +114,16 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	var results []*template.Result
 	code := 0
 	for _, f := range files {
-		text, engines, err := readText(ctx, f, &eng, opts)
+		text, engines, warnings, err := readText(ctx, f, &eng, opts)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
 			code = max(code, 1)
 			continue
+		}
+		if *output != "debug" {
+			for _, w := range warnings {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: warning: %s\n", f, w)
+			}
 		}
 		if *output == "text" {
 			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
@@ -124,6 +143,9 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		switch *output {
 		case "debug":
 			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
+			for _, w := range warnings {
+				fmt.Fprintf(env.Stdout, "== warning: %s\n", w)
+			}
 			if run.Trace != nil {
 				if err := run.Trace.WriteText(env.Stdout); err != nil {
 					return fail(env, "%v", err)
@@ -204,27 +226,28 @@ func line(w io.Writer, status string, o *template.Outcome) {
 }
 
 // readText returns a file's text: .txt files as they are (as invoice2data
-// does), PDFs through the engine.
-func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []string, error) {
+// does), PDFs through the engine, with the engines used and the engine's
+// warnings (pages left unread).
+func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []string, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
-		return string(data), []string{"text file"}, nil
+		return string(data), []string{"text file"}, nil, nil
 	}
 	if *eng == nil {
 		e, err := pdftext.New(opts)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		*eng = e
 	}
 	t, err := (*eng).Extract(ctx, data)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return t.String(), t.Engines(), nil
+	return t.String(), t.Engines(), t.Warnings, nil
 }
 
 func runTemplates(_ context.Context, args []string, env Env) int {
