@@ -218,8 +218,9 @@ func parseTSV(tsv []byte) []ocrWord {
 //
 //  1. noise is dropped: letters or digits in a box under 0.4 × the median
 //     word height and words whose box lies inside a larger word's (ghosts
-//     of words tesseract also reads at their true size), and low-confidence
-//     words without a letter or digit (table rules read as "|" or "_");
+//     of words tesseract also reads at their true size), and words without
+//     a letter or digit that are table rules read as "|" or "_", or that
+//     tesseract is all but unsure of (confidence under 10);
 //  2. words form rows by their boxes, not by tesseract's lines: a word joins
 //     the row whose vertical band overlaps its box by at least half the
 //     smaller height, unless it overlaps a word of that row horizontally
@@ -273,7 +274,7 @@ func dropNoise(words []ocrWord) []ocrWord {
 	minH := 0.4 * median(hs)
 	out := words[:0:0]
 	for i, w := range words {
-		if a := hasAlnum(w.text); (a && w.height < minH) || (!a && w.conf < 50) || insideOther(words, i) {
+		if a := hasAlnum(w.text); (a && w.height < minH) || (!a && (w.conf < 10 || tableRule(w.text))) || insideOther(words, i) {
 			continue
 		}
 		out = append(out, w)
@@ -281,29 +282,40 @@ func dropNoise(words []ocrWord) []ocrWord {
 	return out
 }
 
-// insideOther reports whether most of word i's box (80 %) lies inside the
-// box of a larger word: tesseract sometimes reads a word twice, once with
-// a box inside the other one's.
+// tableRule reports whether s is only strokes tesseract reads from the
+// lines of a table or box.
+func tableRule(s string) bool {
+	return strings.Trim(s, "|¦│_~=—") == ""
+}
+
+// insideOther reports whether word i is a ghost of a larger word: its text
+// is part of the other's and most of its box (80 %), or its centre, lies
+// inside the other's. tesseract sometimes reads "(D)" a second time as "D)" in a box
+// inside the first. A different word inside another's box is kept: that is
+// a box tesseract drew too wide.
 func insideOther(words []ocrWord, i int) bool {
 	w := words[i]
 	area := w.width * w.height
 	for j, o := range words {
-		if j == i || o.width*o.height <= area {
+		if j == i || o.width*o.height <= area || !strings.Contains(o.text, w.text) {
 			continue
 		}
 		dx := math.Min(o.right(), w.right()) - math.Max(o.left, w.left)
 		dy := math.Min(o.bottom(), w.bottom()) - math.Max(o.top, w.top)
-		if dx > 0 && dy > 0 && dx*dy >= 0.8*area {
+		cx, cy := w.left+w.width/2, w.top+w.height/2
+		centred := cx > o.left && cx < o.right() && cy > o.top && cy < o.bottom()
+		if dx > 0 && dy > 0 && (dx*dy >= 0.8*area || centred) {
 			return true
 		}
 	}
 	return false
 }
 
-// ocrRow is a row of words; top and bottom are the medians of its words'.
+// ocrRow is a row of words; top and bottom are the medians of its words',
+// start the vertical centre of its first word.
 type ocrRow struct {
-	words       []ocrWord
-	top, bottom float64
+	words              []ocrWord
+	top, bottom, start float64
 }
 
 func (r *ocrRow) mid() float64 { return (r.top + r.bottom) / 2 }
@@ -321,7 +333,9 @@ func (r *ocrRow) add(w ocrWord) {
 // fit reports how w fits the row: fits when the row's band overlaps w's box
 // by at least half the smaller height, score the overlap over the larger
 // height (so a word close to two rows goes to the one of its size), and
-// blocked when w overlaps a word of the row horizontally.
+// blocked when w overlaps a word of the row horizontally while the two are
+// not level (less than half the smaller height in common): a line set
+// close above or below, not a box tesseract drew too wide.
 func (r *ocrRow) fit(w ocrWord) (score float64, fits, blocked bool) {
 	ov := math.Min(r.bottom, w.bottom()) - math.Max(r.top, w.top)
 	bh := r.bottom - r.top
@@ -329,7 +343,9 @@ func (r *ocrRow) fit(w ocrWord) (score float64, fits, blocked bool) {
 		return 0, false, false
 	}
 	for _, o := range r.words {
-		if math.Min(o.right(), w.right())-math.Max(o.left, w.left) > 0.3*math.Min(o.width, w.width) {
+		dx := math.Min(o.right(), w.right()) - math.Max(o.left, w.left)
+		dy := math.Min(o.bottom(), w.bottom()) - math.Max(o.top, w.top)
+		if dx > 0.3*math.Min(o.width, w.width) && dy < 0.5*math.Min(o.height, w.height) {
 			return 0, true, true
 		}
 	}
@@ -348,9 +364,9 @@ func groupRows(words []ocrWord) []*ocrRow {
 	for _, w := range sorted {
 		var best *ocrRow
 		bestScore, onBlockedRow := 0.0, false
-		// Rows are created top to bottom: only the last few can still
-		// reach down to this word.
-		for i := len(rows) - 1; i >= 0 && rows[i].bottom > w.top-2*w.height; i-- {
+		// Words come by their centre, so rows are created in order of
+		// start: rows that started far above this word cannot take it.
+		for i := len(rows) - 1; i >= 0 && rows[i].start > w.top-2*w.height; i-- {
 			score, fits, blocked := rows[i].fit(w)
 			onBlockedRow = onBlockedRow || blocked
 			if fits && !blocked && (best == nil || score > bestScore) {
@@ -361,7 +377,7 @@ func groupRows(words []ocrWord) []*ocrRow {
 			if onBlockedRow && !hasAlnum(w.text) {
 				continue
 			}
-			best = &ocrRow{}
+			best = &ocrRow{start: w.top + w.height/2}
 			rows = append(rows, best)
 		}
 		best.add(w)
@@ -378,15 +394,20 @@ func hasAlnum(s string) bool {
 }
 
 // renderWords renders one row of x-sorted words with renderRow: each word's
-// characters spread evenly over its box, a word break after each word.
+// characters spread evenly over its box, a word break after each word. A
+// word whose box starts inside the previous one's (a box tesseract drew too
+// wide) starts where the previous one ends, so words never interleave.
 func renderWords(words []ocrWord, xmin, medW float64) string {
 	var gs []glyph
 	spaceAfter := map[int]bool{}
+	end := math.Inf(-1)
 	for _, w := range words {
 		rs := []rune(w.text)
 		cw := w.width / float64(len(rs))
+		start := math.Max(w.left, end)
+		end = start + w.width
 		for k, r := range rs {
-			left := w.left + float64(k)*cw
+			left := start + float64(k)*cw
 			gs = append(gs, glyph{r: r, x: left, y: -w.bottom(), left: left, right: left + cw,
 				bottom: -w.bottom(), top: -w.top, idx: len(gs)})
 		}

@@ -133,6 +133,18 @@ func TestLayoutWords(t *testing.T) {
 			want: []string{"(D)" + sp(17) + "1,00"},
 		},
 		{
+			// tesseract's box of "kunt" covers "je" too.
+			name:  "a box drawn too wide does not swallow the next word",
+			words: []ocrWord{word("kunt", 100, 100, 100, 30), word("je", 170, 98, 30, 40), word("factuur", 210, 100, 140, 30)},
+			want:  []string{"kunt je factuur"},
+		},
+		{
+			name: "a symbol read with low confidence stays",
+			words: []ocrWord{word("(CH)", 100, 100, 80, 36),
+				{text: "+", left: 190, top: 108, width: 18, height: 19, conf: 15}, word("0,50", 220, 102, 80, 33)},
+			want: []string{"(CH) + 0,50"},
+		},
+		{
 			// Median pitch 50 px; 150 px is two missing lines.
 			name: "blank lines for vertical gaps",
 			words: []ocrWord{word("a", 100, 100, 20, 30), word("b", 100, 150, 20, 30),
