@@ -347,4 +347,13 @@ func TestExtractShowsSkippedPages(t *testing.T) {
 	o, err := opentrans.Read(strings.NewReader(r.stdout))
 	require.NoError(t, err)
 	require.Equal(t, "NW-2026-0042", o.ID)
+
+	// With the order only on the skipped page, the values are missing: the
+	// document is rejected, not failed for the slow page.
+	only := filepath.Join(dir, "scan-only.pdf")
+	require.NoError(t, os.WriteFile(only, pdftexttest.Build(scanned), 0o644))
+	r = runEnv(t, env, "extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--engine", "pdftotext", "--output", "xml", only)
+	require.Equal(t, 3, r.code, r.stderr)
+	require.Contains(t, r.stderr, "scan-only.pdf: warning: page 1 not read")
+	require.Contains(t, r.stderr, `"status":"rejected"`)
 }
