@@ -222,12 +222,15 @@ func parseTSV(tsv []byte) []ocrWord {
 //     a letter or digit that are table rules read as "|" or "_", or that
 //     tesseract is all but unsure of (confidence under 10);
 //  2. words form rows by their boxes, not by tesseract's lines: a word joins
-//     the row whose vertical band overlaps its box by at least half the
+//     the row whose vertical band overlaps its box by at least 0.3 × the
 //     smaller height, unless it overlaps a word of that row horizontally
 //     (then it is a line above or below, set close); the band is the
 //     median top and bottom of the row's words, so a row does not grow
-//     into its neighbours. A full stop or hyphen joins its line; a cell
-//     printed half a line lower is a row of its own, as pdftotext prints it;
+//     into its neighbours. Ink boxes are about 0.7 of the font boxes
+//     pdftotext compares baselines with (within half their height), hence
+//     0.3: a value set a little lower stays on its label's line, a cell
+//     printed most of a line lower is a row of its own, and a full stop or
+//     hyphen joins its line;
 //  3. each word's characters are spread evenly over its box and the row is
 //     rendered like the pdfium engine's rows (renderRow): the column of a
 //     word after a wide gap is its x divided by the page's median character
@@ -331,7 +334,7 @@ func (r *ocrRow) add(w ocrWord) {
 }
 
 // fit reports how w fits the row: fits when the row's band overlaps w's box
-// by at least half the smaller height, score the overlap over the larger
+// by at least 0.3 × the smaller height, score the overlap over the larger
 // height (so a word close to two rows goes to the one of its size), and
 // blocked when w overlaps a word of the row horizontally while the two are
 // not level (less than half the smaller height in common): a line set
@@ -339,7 +342,7 @@ func (r *ocrRow) add(w ocrWord) {
 func (r *ocrRow) fit(w ocrWord) (score float64, fits, blocked bool) {
 	ov := math.Min(r.bottom, w.bottom()) - math.Max(r.top, w.top)
 	bh := r.bottom - r.top
-	if ov < 0.5*math.Min(bh, w.height) {
+	if ov < 0.3*math.Min(bh, w.height) {
 		return 0, false, false
 	}
 	for _, o := range r.words {

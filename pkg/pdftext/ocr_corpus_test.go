@@ -117,11 +117,11 @@ func TestCorpusOCRLayout(t *testing.T) {
 }
 
 // The grid layout's mean label/value and column-pair scores on the corpus
-// scanned at 150 dpi, measured 2026-11-24 (0.9311 and 0.8517, BENCHMARKS.md),
+// scanned at 150 dpi, measured 2026-11-24 (0.9311 and 0.8613, BENCHMARKS.md),
 // rounded down: a change to the layout must not keep fewer pairs together.
 const (
 	corpusOCRLabelValueFloor = 0.93
-	corpusOCRColumnsFloor    = 0.85
+	corpusOCRColumnsFloor    = 0.86
 )
 
 func meanOf(xs []float64) float64 {

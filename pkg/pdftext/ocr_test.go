@@ -116,11 +116,19 @@ func TestLayoutWords(t *testing.T) {
 			want:  []string{"Size - XL"},
 		},
 		{
-			// Overlap 12 of 30 px: less than half, so pdftotext prints two
-			// lines too.
-			name:  "a cell printed half a line lower is a row of its own",
-			words: []ocrWord{word("SE_ID:", 100, 100, 120, 30), word("10,50", 700, 118, 100, 30)},
+			// Overlap 8 of 30 px: under 0.3, so pdftotext prints two lines
+			// too.
+			name:  "a cell printed most of a line lower is a row of its own",
+			words: []ocrWord{word("SE_ID:", 100, 100, 120, 30), word("10,50", 700, 122, 100, 30)},
 			want:  []string{"SE_ID:", sp(30) + "10,50"},
+		},
+		{
+			// Overlap 11 of 30 px: a right-hand column set a little lower
+			// (another font size) is still on the label's line, as the
+			// baselines are for pdftotext.
+			name:  "a value set a little lower stays on the line",
+			words: []ocrWord{word("Klantnummer:", 100, 100, 240, 30), word("BIC", 700, 119, 60, 30)},
+			want:  []string{"Klantnummer:" + sp(18) + "BIC"},
 		},
 		{
 			name: "ghost words and table rules are dropped",
