@@ -43,6 +43,8 @@ type Config struct {
 	// PDFResidentBin is the resident engine's helper; empty: next to the
 	// executable, then PATH.
 	PDFResidentBin string
+	// OCRPageTimeout bounds the OCR of one page (pdftext.Options.OCRPageTimeout).
+	OCRPageTimeout time.Duration
 
 	EmbeddedMaxCount int
 	EmbeddedMaxBytes int64
@@ -193,6 +195,7 @@ var Vars = []Var{
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
 	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (resident if its helper runs, else pdftotext if installed, else pdfium), resident, pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
+	{"INTAKE_OCR_PAGE_TIMEOUT", "10s", "Budget for rendering and OCR of one scanned page, within INTAKE_PDF_TIMEOUT; a page over it is left unread with a warning in the document's events, and the document fails only if required values are then missing.", duration(func(c *Config) *time.Duration { return &c.OCRPageTimeout })},
 	{"INTAKE_PDF_WORKERS", "0", "pdfium instances in the warm pool and resident helpers (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.PDFWorkers })},
 	{"INTAKE_PDF_RESIDENT_BIN", "", "The resident engine's helper (pdftext-resident, built by make build into bin/); empty: next to the running executable, then PATH.", str(func(c *Config) *string { return &c.PDFResidentBin })},
 	{"INTAKE_EMBEDDED_MAX_COUNT", "16", "PDF attachments read per document when looking for an embedded Order-X/UBL/Factur-X document; later ones are ignored.", integer(func(c *Config) *int { return &c.EmbeddedMaxCount })},

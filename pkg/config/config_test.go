@@ -21,6 +21,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, int64(25<<20), c.MaxUploadBytes)
 	require.Equal(t, "127.0.0.1:4223", c.NATSListen)
 	require.Equal(t, 20*time.Second, c.PDFTimeout)
+	require.Equal(t, 10*time.Second, c.OCRPageTimeout)
 	require.Equal(t, []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}, c.ProcessorRetry)
 	require.Equal(t, []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}, c.WebhookRetry)
 	require.Error(t, c.RequireDatabase())
@@ -31,6 +32,7 @@ func TestErrorsNameTheVariable(t *testing.T) {
 	for name, val := range map[string]string{
 		"INTAKE_MAX_UPLOAD_BYTES":         "lots",
 		"INTAKE_PDF_TIMEOUT":              "20",
+		"INTAKE_OCR_PAGE_TIMEOUT":         "-1s",
 		"INTAKE_PROCESSOR_RETRY_SCHEDULE": "1m,,5m",
 		"INTAKE_BASE_PATH":                "api/",
 		"INTAKE_LOG_LEVEL":                "loud",

@@ -20,7 +20,11 @@
 //     kills the instance. Layout text is rebuilt from character positions
 //     following DESIGN.md's layout rules (see layoutPage).
 //   - OCR with tesseract for pages without characters that hold an image,
-//     or for every page with Options.Engine "ocr".
+//     or for every page with Options.Engine "ocr". The recognised words are
+//     laid on a character grid by their boxes (see layoutWords), so OCR
+//     text keeps the layout too. OCR runs page by page, each page within
+//     Options.OCRPageTimeout: a page over it is left empty and named in
+//     Text.Warnings.
 //
 // "auto" uses the resident helper when it runs here, else pdftotext when
 // installed, otherwise pdfium, and retries a document the first engine

@@ -251,7 +251,7 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte, r
 		if ctx.Err() != nil {
 			return nil, ctxErr(ctx)
 		}
-		page, err := e.page(ctx, api, doc.Document, i, &dir, r)
+		page, err := e.page(ctx, api, doc.Document, i, &dir, r, &t.Warnings)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func (e *pdfiumEngine) extract(ctx context.Context, api pdfiumAPI, pdf []byte, r
 // page extracts page i (0-based), cut to r's rectangle when r crops. Pages
 // without characters that contain an image are rendered and OCRed when OCR
 // is on (whole pages only: a crop of a scanned page is the OCR engine's).
-func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string, r *Region) (Page, error) {
+func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.FPDF_DOCUMENT, i int, dir *string, r *Region, warnings *[]string) (Page, error) {
 	lp, err := api.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
 		return Page{}, unreadable(fmt.Sprintf("load page %d", i+1), err)
@@ -303,11 +303,17 @@ func (e *pdfiumEngine) page(ctx context.Context, api pdfiumAPI, doc references.F
 		}
 		*dir = d
 	}
-	ocrText, err := e.ocr.recognize(ctx, *dir, img)
+	res, err := e.ocr.imagePage(ctx, *dir, i+1, img, nil)
 	if err != nil {
 		return Page{}, fmt.Errorf("pdfium ocr page %d: %w", i+1, err)
 	}
-	return Page{Number: i + 1, Text: ocrText, Engine: EngineOCR}, nil
+	if res.Warning != "" {
+		*warnings = append(*warnings, res.Warning)
+	}
+	if !res.Read {
+		return Page{Number: i + 1, Text: text, Engine: EnginePdfium}, nil
+	}
+	return Page{Number: i + 1, Text: res.Text, Engine: EngineOCR}, nil
 }
 
 // cropChars keeps the characters pdftotext keeps for the crop r on a page

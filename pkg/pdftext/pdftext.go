@@ -68,9 +68,12 @@ type Page struct {
 	Engine string
 }
 
-// Text is the text of a document, page by page.
+// Text is the text of a document, page by page. Warnings says what was not
+// read and why (a page whose OCR ran out of its budget is left empty), for
+// the document's events and the debug view; the text is usable without it.
 type Text struct {
-	Pages []Page
+	Pages    []Page
+	Warnings []string
 }
 
 // String returns the pages joined the way `pdftotext -layout` prints them:
@@ -160,6 +163,10 @@ type Options struct {
 	OCR bool
 	// OCRLanguages is passed to tesseract -l. Defaults to "eng+deu".
 	OCRLanguages string
+	// OCRPageTimeout bounds rendering and OCR of one page, within Timeout
+	// (INTAKE_OCR_PAGE_TIMEOUT); a page over it is skipped with a warning.
+	// Defaults to DefaultOCRPageTimeout.
+	OCRPageTimeout time.Duration
 }
 
 // DefaultOptions returns the zero Options with OCR enabled when tesseract is

@@ -78,13 +78,11 @@ func ocrBlankPages(ctx context.Context, ocr *ocrRunner, dir, file string, t *Tex
 			continue
 		}
 		n := t.Pages[i].Number
-		text, ok, err := ocr.popplerPage(ctx, dir, file, n)
+		res, err := ocr.filePage(ctx, dir, file, n, nil)
 		if err != nil {
 			return fmt.Errorf("ocr page %d: %w", n, err)
 		}
-		if ok {
-			t.Pages[i] = Page{Number: n, Text: text, Engine: EngineOCR}
-		}
+		res.apply(t, i) // the text, or a warning when the page's budget ran out
 	}
 	return nil
 }

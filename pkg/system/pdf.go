@@ -16,6 +16,7 @@ func PDFOptions(cfg config.Config) pdftext.Options {
 	opts := pdftext.DefaultOptions()
 	opts.Engine, opts.Timeout, opts.Workers = cfg.PDFEngine, cfg.PDFTimeout, cfg.PDFWorkers
 	opts.ResidentBin = cfg.PDFResidentBin
+	opts.OCRPageTimeout = cfg.OCRPageTimeout
 	return opts
 }
 

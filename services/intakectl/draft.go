@@ -43,11 +43,11 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 	}()
 	samples := make([]draft.Sample, 0, len(files))
 	for _, f := range files {
-		text, _, _, err := readText(ctx, f, &eng, opts)
+		in, err := readText(ctx, f, &eng, opts)
 		if err != nil {
 			return fail(env, "templates draft: %s: %v", f, err)
 		}
-		samples = append(samples, draft.Sample{Name: filepath.Base(f), Text: text})
+		samples = append(samples, draft.Sample{Name: filepath.Base(f), Text: in.text})
 	}
 	d, err := draft.Build(ctx, samples, draft.Options{Name: *name, PartyID: *party})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--output json|xml|text|debug] FILE...", runExtract)
+	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--timeout D] [--output json|xml|text|debug] FILE...", runExtract)
 	register("templates", "templates: check DIR... | draft PDF... | test | push | list | history | show | diff | rollback | disable | enable | pull (templates help)", runTemplates)
 }
 
@@ -43,6 +43,13 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runExtract(ctx context.Context, args []string, env Env) int {
+	// INTAKE_PDF_TIMEOUT and INTAKE_OCR_PAGE_TIMEOUT apply as in the
+	// processor, so a document is tried under the deadlines it will meet.
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
+		return 2
+	}
 	fs := newFlags("extract", env)
 	var dirs stringsFlag
 	fs.Var(&dirs, "templates", "template directory (repeatable)")
@@ -53,12 +60,17 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	mode := fs.String("result-mode", "", "result mode: no_items")
 	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
 	lenient := fs.Bool("lenient", false, "load templates as invoice2data does (broken parts and duplicate names are warnings), e.g. its built-in collection")
+	timeout := fs.Duration("timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return 2
 	}
 	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
-		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|resident|pdfium|pdftotext|ocr] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|resident|pdfium|pdftotext|ocr] [--timeout D] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
+		return 2
+	}
+	if *timeout <= 0 {
+		fmt.Fprintln(env.Stderr, "intakectl extract: --timeout must be positive")
 		return 2
 	}
 	if *name != "" && *party != "" {
@@ -98,15 +110,12 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "intakectl extract: warning: %s\n", w)
 		}
 	}
-	cfg, err := config.FromEnv(env.Getenv)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
 	// One engine for the whole run: the resident helpers stay warm from
 	// file to file, as in the processor.
 	opts := system.PDFOptions(cfg)
 	opts.Engine = *engine
-	var eng pdftext.Engine // opened on the first PDF: .txt inputs need none
+	opts.Timeout = *timeout // PDFOptions set INTAKE_OCR_PAGE_TIMEOUT
+	var eng pdftext.Engine  // opened on the first PDF: .txt inputs need none
 	defer func() {
 		if eng != nil {
 			_ = eng.Close()
@@ -119,24 +128,29 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		ropts := template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug"}
 		// A business document attached to the PDF wins over its text.
 		run, engines, err := structuredRun(ctx, env, f, set, ropts, *output)
+		var warnings []string
 		if run == nil && err == nil {
-			var text string
-			var pdf []byte
-			text, pdf, engines, err = readText(ctx, f, &eng, opts)
-			if err != nil {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+			in, rerr := readText(ctx, f, &eng, opts)
+			if rerr != nil {
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, rerr)
 				code = max(code, exitError)
-				results = append(results, errorJSON(f, err))
+				results = append(results, errorJSON(f, rerr))
 				continue
+			}
+			engines, warnings = in.engines, in.warnings
+			if *output != "debug" {
+				for _, w := range warnings {
+					fmt.Fprintf(env.Stderr, "intakectl extract: %s: warning: %s\n", f, w)
+				}
 			}
 			if *output == "text" {
-				fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), text)
+				fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), in.text)
 				continue
 			}
-			if pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
-				ropts.Area = system.AreaFunc(eng, pdf)
+			if in.pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
+				ropts.Area = system.AreaFunc(eng, in.pdf)
 			}
-			run, err = set.Run(ctx, text, ropts)
+			run, err = set.Run(ctx, in.text, ropts)
 		}
 		if err != nil {
 			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
@@ -151,6 +165,9 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 			// Every field and line, also when a value failed to convert:
 			// the trace marks the failing one, the error follows.
 			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
+			for _, w := range warnings {
+				fmt.Fprintf(env.Stdout, "== warning: %s\n", w)
+			}
 			if run != nil && run.Trace != nil {
 				if err := run.Trace.WriteText(env.Stdout); err != nil {
 					return fail(env, "%v", err)
@@ -284,28 +301,37 @@ func line(w io.Writer, status string, o *template.Outcome) {
 	fmt.Fprintf(w, "%s\n", b)
 }
 
+// inputText is one input file's text for extract and draft.
+type inputText struct {
+	text     string
+	pdf      []byte // nil for a .txt input
+	engines  []string
+	warnings []string // pages the engine left unread
+}
+
 // readText returns a file's text: .txt files as they are (as invoice2data
-// does), PDFs through the engine, with the PDF's bytes (nil for .txt).
-func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (string, []byte, []string, error) {
+// does), PDFs through the engine: the text, the PDF's bytes (nil for .txt),
+// the engines used and the engine's warnings (pages left unread).
+func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftext.Options) (inputText, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", nil, nil, err
+		return inputText{}, err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
-		return string(data), nil, []string{"text file"}, nil
+		return inputText{text: string(data), engines: []string{"text file"}}, nil
 	}
 	if *eng == nil {
 		e, err := pdftext.New(opts)
 		if err != nil {
-			return "", nil, nil, err
+			return inputText{}, err
 		}
 		*eng = e
 	}
 	t, err := (*eng).Extract(ctx, data)
 	if err != nil {
-		return "", nil, nil, err
+		return inputText{}, err
 	}
-	return t.String(), data, t.Engines(), nil
+	return inputText{text: t.String(), pdf: data, engines: t.Engines(), warnings: t.Warnings}, nil
 }
 
 func runTemplates(ctx context.Context, args []string, env Env) int {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,7 +76,9 @@ docintake:
       action: ignore
 `
 
-func orderPDF(extra ...string) []byte {
+func orderPDF(extra ...string) []byte { return pdftexttest.Build(orderPage(extra...)) }
+
+func orderPage(extra ...string) pdftexttest.Page {
 	t := func(x, y float64, s string) pdftexttest.Text { return pdftexttest.Text{X: x, Y: y, S: s} }
 	texts := []pdftexttest.Text{
 		t(72, 60, "Northwind Traders"), t(380, 60, "PURCHASE ORDER"),
@@ -91,7 +94,7 @@ func orderPDF(extra ...string) []byte {
 	for i, s := range extra {
 		texts = append(texts, t(72, 300+14*float64(i), s))
 	}
-	return pdftexttest.Build(pdftexttest.Page{Texts: texts})
+	return pdftexttest.Page{Texts: texts}
 }
 
 type result struct {
@@ -384,4 +387,73 @@ func TestExtractArea(t *testing.T) {
 		require.Equal(t, 0, code, "%s: %s", engine, errb.String())
 		require.JSONEq(t, string(want), out.String(), engine)
 	}
+}
+
+// extract honours INTAKE_PDF_TIMEOUT, as the processor does, and --timeout
+// overrides it.
+func TestExtractTimeout(t *testing.T) {
+	t.Parallel()
+	pdf := filepath.Join(fixture(t, map[string][]byte{"order.pdf": orderPDF()}), "order.pdf")
+	args := func(extra ...string) []string {
+		return append([]string{"extract", "--output", "text", "--engine", "pdftotext", pdf}, extra...)
+	}
+	r := run(t, args("--timeout", "1us")...)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "timed out")
+
+	r = runEnv(t, map[string]string{"INTAKE_PDF_TIMEOUT": "1us"}, args()...)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "timed out")
+
+	r = runEnv(t, map[string]string{"INTAKE_PDF_TIMEOUT": "1us"}, args("--timeout", "1m")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "NW-2026-0042")
+
+	r = run(t, args("--timeout", "0s")...)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--timeout must be positive")
+
+	r = runEnv(t, map[string]string{"INTAKE_PDF_TIMEOUT": "soon"}, args()...)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "INTAKE_PDF_TIMEOUT")
+}
+
+// A scanned page whose OCR runs over INTAKE_OCR_PAGE_TIMEOUT is skipped;
+// the order is read from the other page, and the debug view (stderr for
+// the other outputs) says which page was not read.
+func TestExtractShowsSkippedPages(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"tesseract", "pdftoppm", "pdftotext"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("skipping: %s not installed", tool)
+		}
+	}
+	img := pdftexttest.TextImage([]string{"Delivery note"}, 2)
+	scanned := pdftexttest.Page{Width: 300, Height: 100, Images: []pdftexttest.Image{{X: 10, Y: 10, W: 200, H: 40, Img: img}}}
+	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(testTemplate),
+		"order.pdf": pdftexttest.Build(orderPage(), scanned)})
+	// 1ns: the page's budget is over before its rendering starts.
+	env := map[string]string{"INTAKE_OCR_PAGE_TIMEOUT": "1ns"}
+	args := []string{"extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--engine", "pdftotext", filepath.Join(dir, "order.pdf")}
+
+	r := runEnv(t, env, append(args, "--output", "debug")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `(?m)^== warning: page 2 not read: OCR took longer than the page budget of 1ns`, r.stdout)
+	require.Contains(t, r.stdout, "== outcome: success")
+
+	r = runEnv(t, env, append(args, "--output", "xml")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stderr, "order.pdf: warning: page 2 not read")
+	o, err := opentrans.Read(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	require.Equal(t, "NW-2026-0042", o.ID)
+
+	// With the order only on the skipped page, the values are missing: the
+	// document is rejected, not failed for the slow page.
+	only := filepath.Join(dir, "scan-only.pdf")
+	require.NoError(t, os.WriteFile(only, pdftexttest.Build(scanned), 0o644))
+	r = runEnv(t, env, "extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--engine", "pdftotext", "--output", "xml", only)
+	require.Equal(t, 3, r.code, r.stderr)
+	require.Contains(t, r.stderr, "scan-only.pdf: warning: page 1 not read")
+	require.Contains(t, r.stderr, `"status":"rejected"`)
 }

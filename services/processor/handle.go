@@ -209,6 +209,13 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 			return nil, &failure{"extract", xerr}
 		}
 		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+		for _, warn := range text.Warnings {
+			// A page left unread (OCR over its budget) explains a rejection
+			// for a missing value, or an order read without that page.
+			if err := w.st.RecordEvent(ctx, doc.ID, doc.State, actor, "text extraction: "+warn); err != nil {
+				return nil, fmt.Errorf("record extraction warning: %w", err)
+			}
+		}
 		source = "text (" + strings.Join(text.Engines(), "+") + ")"
 		run, err = v.Set.Run(ctx, text.String(), opts)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
 	"github.com/docintake/docintake/pkg/pdftext"
+	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/stretchr/testify/require"
 )
@@ -369,4 +371,36 @@ func TestCorpusOrders(t *testing.T) {
 		require.Equal(t, c.id, res.Order.OrderID)
 		require.Len(t, res.Order.Items, len(c.items))
 	}
+}
+
+// A scanned page whose OCR runs over INTAKE_OCR_PAGE_TIMEOUT is skipped
+// with a warning in the document's events; the order on the other page is
+// still read.
+func TestOCRPageOverBudgetIsAnEvent(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"tesseract", "pdftoppm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("skipping: %s not installed (the processor runs OCR only with it)", tool)
+		}
+	}
+	// 1ns: the page's budget is over before its rendering starts.
+	b := setup(t, map[string]string{"INTAKE_OCR_PAGE_TIMEOUT": "1ns"})
+	b.addArticles()
+	b.start()
+	var lines []string // the order's lines, as orderPDF prints them
+	orderPDF("W-1", func(ls []string) []string { lines = ls; return ls })
+	img := pdftexttest.TextImage([]string{"Delivery note"}, 2)
+	scanned := pdftexttest.Page{Width: 300, Height: 100, Images: []pdftexttest.Image{{X: 10, Y: 10, W: 200, H: 40, Img: img}}}
+	d := b.upload(pdftexttest.Build(pdftexttest.LinesPage(lines), scanned), docOpts{})
+	d = b.waitState(d, document.StateProcessedSuccess, 20*time.Second)
+	var warnings []document.Event
+	for _, e := range b.events(d) {
+		if strings.Contains(e.Detail, "not read") {
+			warnings = append(warnings, e)
+		}
+	}
+	require.Len(t, warnings, 1)
+	require.Equal(t, "processor", warnings[0].Actor)
+	require.Equal(t, document.StateReceived, warnings[0].To)
+	require.Equal(t, "text extraction: page 2 not read: OCR took longer than the page budget of 1ns (INTAKE_OCR_PAGE_TIMEOUT)", warnings[0].Detail)
 }

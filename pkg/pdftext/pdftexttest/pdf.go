@@ -57,11 +57,20 @@ type Page struct {
 func PDF(pages ...[]string) []byte {
 	ps := make([]Page, len(pages))
 	for i, lines := range pages {
-		for j, l := range lines {
-			ps[i].Texts = append(ps[i].Texts, Text{X: 72, Y: 72 + 14*float64(j), S: l})
-		}
+		ps[i] = LinesPage(lines)
 	}
 	return Build(ps...)
+}
+
+// LinesPage is one page of PDF: the lines in 10 pt Helvetica at x = 72 pt,
+// 14 pt apart from y = 72 pt, for documents that mix such a page with
+// others (an image of a scanned page, say).
+func LinesPage(lines []string) Page {
+	var p Page
+	for j, l := range lines {
+		p.Texts = append(p.Texts, Text{X: 72, Y: 72 + 14*float64(j), S: l})
+	}
+	return p
 }
 
 // Build returns a document with the given pages.

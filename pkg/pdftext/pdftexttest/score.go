@@ -1,6 +1,7 @@
 package pdftexttest
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -22,6 +23,14 @@ type Score struct {
 	LabelValue float64
 	// Pairs is the number of label/value pairs in the reference.
 	Pairs int
+	// Columns is the share of column pairs of the reference that the
+	// candidate keeps on one line in the same order: the words either side
+	// of a column gap (three or more spaces) on a reference line, such as a
+	// label and its value in the next column, or two cells of a table row.
+	// 1 when the reference has none.
+	Columns float64
+	// ColumnPairs is the number of column pairs in the reference.
+	ColumnPairs int
 	// Missing lists up to 10 reference words the candidate lacks, and
 	// Split up to 10 label/value pairs it does not keep on one line, for
 	// test logs.
@@ -68,8 +77,23 @@ func Compare(reference, candidate string) Score {
 		}
 	}
 	s.LabelValue = ratio(agree, s.Pairs)
+
+	together := 0
+	for _, line := range splitLines(reference) {
+		cells := columnGap.Split(strings.TrimSpace(line), -1)
+		for i := 0; i+1 < len(cells); i++ {
+			left, right := strings.Fields(cells[i]), strings.Fields(cells[i+1])
+			s.ColumnPairs++
+			if sameLine(candLines, left[len(left)-1], right[0]) {
+				together++
+			}
+		}
+	}
+	s.Columns = ratio(together, s.ColumnPairs)
 	return s
 }
+
+var columnGap = regexp.MustCompile(`\s{3,}`)
 
 func splitLines(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\f' })
