@@ -109,6 +109,10 @@ type Document struct {
 	ResultJSONPath *string `json:"result_json_path"`
 	ResultPath     *string `json:"result_path"`
 	State          State   `json:"document_state"`
+	// StatusReason says why a document was rejected or failed (the
+	// webhook's status_reason, e.g. "cannot_parse_items"); "" when there is
+	// none. docintake's extension of the contract's resource.
+	StatusReason string `json:"status_reason,omitempty"`
 }
 
 // Upload posts the PDF as multipart/form-data (POST /incoming), streaming

@@ -121,6 +121,14 @@ const (
 	CodeMethodNotAllowed       = "method_not_allowed"
 	CodeUnavailable            = "unavailable"
 	CodeInternalError          = "internal_error"
+	// CodeRateLimited: the client's upload rate is exhausted (429 with
+	// Retry-After; Upload and UploadJSON wait and retry).
+	CodeRateLimited = "rate_limited"
+	// Codes of the template endpoints and of reprocess.
+	CodeTemplateInvalid  = "template_invalid"
+	CodeSamplesFailed    = "samples_failed"
+	CodeTemplateConflict = "template_conflict"
+	CodeConflict         = "conflict"
 )
 
 // ErrorCode returns the API code of err (an *Error anywhere in its chain),

@@ -456,6 +456,10 @@ type documentDetails struct {
 	ResultJSONPath *string `json:"result_json_path"`
 	ResultPath     *string `json:"result_path"`
 	DocumentState  string  `json:"document_state"`
+	// StatusReason extends the contract's resource (additive, present only
+	// when there is one): why a document was rejected or failed, the
+	// webhook's status_reason, for clients that poll instead of listening.
+	StatusReason string `json:"status_reason,omitempty"`
 }
 
 func orNull(s string) *string {
@@ -475,7 +479,7 @@ func (s *Server) handleDocument() echo.HandlerFunc {
 		c.Set("log_id", d.LogID)
 		out := documentDetails{ID: d.ID, Filename: d.Filename, MessageID: d.MessageID,
 			SourcePath: orNull(d.SourcePath), ResultJSONPath: orNull(d.ResultJSONPath), ResultPath: orNull(d.ResultPath),
-			DocumentState: string(d.State)}
+			DocumentState: string(d.State), StatusReason: d.StatusReason.WireValue()}
 		if d.DocumentDate != nil {
 			out.DocumentDate = orNull(d.DocumentDate.Format(time.DateOnly))
 		}

@@ -53,10 +53,21 @@ func TestClientMatchesOpenAPI(t *testing.T) {
 		}
 		calls = append(calls, strings.ToLower(m[1])+" "+p)
 	}
+	// Every endpoint of the spec is either wrapped by the client or named
+	// here as deliberately not wrapped (template management and reprocess
+	// are operators' and template authors' tools: intakectl and HTTP), so a
+	// new endpoint forces a decision.
+	notWrapped := map[string]bool{"get /templates": true, "get /templates/{name}": true, "put /templates/{name}": true,
+		"delete /templates/{name}": true, "post /documents/{log_id}/reprocess": true}
 	var specCalls []string
 	for p, ops := range spec.Paths {
 		for m := range ops {
-			specCalls = append(specCalls, m+" "+p)
+			if m == "parameters" { // path-level parameters, not an operation
+				continue
+			}
+			if !notWrapped[m+" "+p] {
+				specCalls = append(specCalls, m+" "+p)
+			}
 		}
 	}
 	require.ElementsMatch(t, specCalls, calls)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,8 @@ type uploadFile struct {
 	existed bool // the service already had it (a re-run)
 	err     error
 	// Filled in by --wait.
-	state client.State
+	state  client.State
+	reason string
 }
 
 func runUpload(ctx context.Context, args []string, env Env) int {
@@ -121,7 +123,7 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 	pr.phase("wait")
 	forEach(pending, *conc, func(d *uploadFile) {
 		doc, err := c.WaitOutcome(wctx, d.logID)
-		d.state, d.err = doc.State, err
+		d.state, d.reason, d.err = doc.State, doc.StatusReason, err
 		pr.done(fmt.Sprintf("%-9s %s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, d.paths[0]), d.err != nil)
 	})
 	pr.finish()
@@ -231,6 +233,7 @@ func uploadLine(d *uploadFile) string {
 // failed or are undecided; it reports whether any did.
 func summarize(w io.Writer, docs []*uploadFile) (bad bool) {
 	outcomes := map[string]int{}
+	reasons := map[string]int{} // "rejected cannot_parse_items" → count
 	states := map[client.State]int{}
 	for _, d := range docs {
 		o := d.state.Outcome()
@@ -241,6 +244,9 @@ func summarize(w io.Writer, docs []*uploadFile) (bad bool) {
 			o = "pending"
 		}
 		outcomes[o]++
+		if d.reason != "" {
+			reasons[o+" "+d.reason]++
+		}
 		if d.state != "" {
 			states[d.state]++
 		}
@@ -250,6 +256,12 @@ func summarize(w io.Writer, docs []*uploadFile) (bad bool) {
 	for _, o := range []string{"success", "rejected", "ignored", "deferred", "failed", "pending", "refused"} {
 		if outcomes[o] > 0 || o == "success" || o == "failed" {
 			fmt.Fprintf(tw, "%s\t%d\n", o, outcomes[o])
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Fprintln(tw, "\nOUTCOME REASON\tDOCUMENTS")
+		for _, k := range slices.Sorted(maps.Keys(reasons)) {
+			fmt.Fprintf(tw, "%s\t%d\n", k, reasons[k])
 		}
 	}
 	fmt.Fprintln(tw, "\nSTATE\tDOCUMENTS")

@@ -34,6 +34,9 @@ func TestUploadDirectoryTwice(t *testing.T) {
 	require.Contains(t, r.stdout, "4 files, 3 documents: 3 uploaded, 0 already there, 0 refused")
 	require.Regexp(t, `(?m)^success +2$`, r.stdout)
 	require.Regexp(t, `(?m)^rejected +1$`, r.stdout)
+	// The letter lacks the template's keywords (DESIGN.md: unknown_format),
+	// read from the document details' status_reason.
+	require.Regexp(t, `(?m)^rejected unknown_format +1$`, r.stdout)
 	require.Regexp(t, `(?m)^failed +0$`, r.stdout)
 	first := logIDs(r.stdout, "uploaded")
 	require.Len(t, first, 3)
