@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docintake/docintake/pkg/embedded"
 	"path"
 	"reflect"
 	"slices"
@@ -124,15 +125,21 @@ func runOne(ctx context.Context, set *template.Set, name string, doc, exp File, 
 		res.Problems = []string{exp.Name + ": " + err.Error()}
 		return res, nil
 	}
-	txt, err := text(ctx, doc.Name, doc.Content)
-	if err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
+	opts := template.RunOptions{Template: name}
+	// As in the processor and `intakectl extract`: a business document
+	// attached to the PDF wins over its text.
+	run, err := structuredRun(ctx, set, doc, opts)
+	if run == nil && err == nil {
+		txt, terr := text(ctx, doc.Name, doc.Content)
+		if terr != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			res.Problems = []string{"text: " + terr.Error()}
+			return res, nil
 		}
-		res.Problems = []string{"text: " + err.Error()}
-		return res, nil
+		run, err = set.Run(ctx, txt, opts)
 	}
-	run, err := set.Run(ctx, txt, template.RunOptions{Template: name})
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -273,4 +280,19 @@ func short(v any) string {
 		return string(b[:77]) + "..."
 	}
 	return string(b)
+}
+
+// structuredRun runs the template on the business document a PDF sample
+// carries (Order-X, UBL, an invoice); nil without one, or when the template
+// ignores attachments. Unreadable attachments leave the text in charge, as
+// in the processor.
+func structuredRun(ctx context.Context, set *template.Set, doc File, opts template.RunOptions) (*template.Run, error) {
+	if !strings.EqualFold(path.Ext(doc.Name), ".pdf") || !set.ReadsEmbedded(opts) {
+		return nil, nil
+	}
+	found, err := embedded.Find(ctx, doc.Content, embedded.Limits{})
+	if err != nil || found.Document == nil {
+		return nil, ctx.Err()
+	}
+	return set.RunStructured(ctx, found.Document.Structured(), opts)
 }

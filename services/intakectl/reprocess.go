@@ -77,7 +77,8 @@ func runReprocess(ctx context.Context, args []string, env Env) int {
 		code, n := 0, 0
 		for _, d := range docs {
 			if _, err := system.ReprocessDocument(ctx, st, cfg.SubjectPrefix, d, who); err != nil {
-				bar.done(fmt.Sprintf("%s: %v", d.LogID, err), true)
+				fmt.Fprintf(env.Stderr, "intakectl: %s: %v\n", d.LogID, err)
+				bar.done("", true)
 				code = 1
 			} else {
 				n++

@@ -356,6 +356,10 @@ func (p *progress) done(line string, problem bool) {
 	if problem {
 		p.errs++
 	}
+	if line == "" { // counted only: the caller reported it
+		p.paint()
+		return
+	}
 	if !p.tty {
 		fmt.Fprintln(p.env.Stdout, line)
 		return
