@@ -311,31 +311,44 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 				s.warnings = append(s.warnings, p.Error())
 			}
 		}
-		if prev, ok := s.byName[t.Name]; ok {
-			dup := fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.where(prev.nameLine, "docintake.name"), t.where(t.nameLine, "docintake.name"))
-			if !opts.Lenient {
-				errs = append(errs, dup)
-			} else {
-				s.warnings = append(s.warnings, dup.Error()+" (the first is chosen by name)")
-			}
-			s.templates = append(s.templates, t)
-			continue
-		}
-		s.byName[t.Name] = t
-		for _, id := range t.DocIntake.PartyIDs {
-			if prev, ok := s.byParty[id]; ok {
-				errs = append(errs, fmt.Errorf("template: duplicate party_id %q in %s and %s", id, prev.where(prev.partyLine, "docintake.party_ids"), t.where(t.partyLine, "docintake.party_ids")))
-				continue
-			}
-			s.byParty[id] = t
-		}
-		s.templates = append(s.templates, t)
+		errs = append(errs, s.add(t, opts.Lenient)...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sort.SliceStable(s.templates, func(i, j int) bool { return s.templates[i].Priority > s.templates[j].Priority })
+	s.sort()
 	return s, nil
+}
+
+// add indexes t by name and party ids. A duplicate name or party id is an
+// error naming both places; lenient makes a duplicate name a warning (the
+// first template keeps the name), as invoice2data loads its collection.
+func (s *Set) add(t *Template, lenient bool) []error {
+	var errs []error
+	s.templates = append(s.templates, t)
+	if prev, ok := s.byName[t.Name]; ok {
+		dup := fmt.Errorf("template: duplicate name %q in %s and %s", t.Name, prev.where(prev.nameLine, "docintake.name"), t.where(t.nameLine, "docintake.name"))
+		if !lenient {
+			return append(errs, dup)
+		}
+		s.warnings = append(s.warnings, dup.Error()+" (the first is chosen by name)")
+		return nil
+	}
+	s.byName[t.Name] = t
+	for _, id := range t.DocIntake.PartyIDs {
+		if prev, ok := s.byParty[id]; ok {
+			errs = append(errs, fmt.Errorf("template: duplicate party_id %q in %s and %s", id, prev.where(prev.partyLine, "docintake.party_ids"), t.where(t.partyLine, "docintake.party_ids")))
+			continue
+		}
+		s.byParty[id] = t
+	}
+	return errs
+}
+
+// sort puts the templates in matching order: highest priority first, then
+// load order.
+func (s *Set) sort() {
+	sort.SliceStable(s.templates, func(i, j int) bool { return s.templates[i].Priority > s.templates[j].Priority })
 }
 
 // Templates returns the templates in matching order (highest priority first).
