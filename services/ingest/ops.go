@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -370,13 +370,13 @@ func (o *ops) handleAction(done string) echo.HandlerFunc {
 		}
 		switch done {
 		case "requeued":
-			_, err = system.RequeueDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Requeue(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		case "given-up":
-			_, err = system.GiveUpDocument(ctx, o.store, d, opsActor)
+			_, err = lifecycle.GiveUp(ctx, o.store, d, opsActor)
 		case "redelivered":
-			_, err = system.RedeliverDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Redeliver(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		case "reprocessed":
-			_, err = system.ReprocessDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Reprocess(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		}
 		if err != nil {
 			return o.fail(c, err)

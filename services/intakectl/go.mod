@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/docintake/docintake/pkg v0.0.0
 	github.com/docintake/docintake/pkg/client v0.0.0
-	github.com/docintake/docintake/services/processor v0.0.0
 	github.com/docintake/docintake/services/standalone v0.0.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -35,6 +34,7 @@ require (
 	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/docintake/docintake/services/dispatcher v0.0.0 // indirect
 	github.com/docintake/docintake/services/ingest v0.0.0 // indirect
+	github.com/docintake/docintake/services/processor v0.0.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect

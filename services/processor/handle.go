@@ -5,16 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docintake/docintake/pkg/observability"
-	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/observability"
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
@@ -23,7 +25,6 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 )
 
@@ -389,9 +390,8 @@ func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Docume
 // delivery id (the webhook-id of all attempts of this delivery).
 func (w *worker) deliverJob(ctx context.Context, doc document.Document, to document.State) store.OutboxRow {
 	doc.State = to
-	m := jobs.Deliver(w.prefix, doc, "msg_"+uuid.NewString(), time.Now())
 	// The trace continues into the dispatcher through the message headers.
-	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload, Headers: observability.TraceHeaders(ctx)}
+	return lifecycle.DeliverJob(ctx, w.prefix, doc, lifecycle.NewDeliveryID())
 }
 
 func truncate(s string, n int) string {
