@@ -219,7 +219,7 @@ func (w *worker) maxDeliveries(ctx context.Context, js jetstream.JetStream, adv 
 		case document.ErrorKind(err) == document.ENOTFOUND:
 		case err != nil:
 			return err
-		case pending(doc.State):
+		case doc.State.Pending():
 			log := w.log.With(zap.String("log_id", doc.LogID), zap.String("client_id", doc.ClientID))
 			detail := fmt.Sprintf("job %d delivered %d times without an outcome (worker killed or stuck each time)",
 				job.GetAttempt(), adv.Deliveries)
