@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, dp.pub, d.Logger.Named("relay"), queue.RelayOptions{})
 	concurrency := cfg.DispatcherConcurrency
 	if concurrency <= 0 {
-		concurrency = 16
+		concurrency = config.Defaults().DispatcherConcurrency
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

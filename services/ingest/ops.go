@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
@@ -87,7 +88,7 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 		cfg.DLQLimit = 200
 	}
 	if cfg.SessionTTL <= 0 {
-		cfg.SessionTTL = 12 * time.Hour
+		cfg.SessionTTL = config.Defaults().OpsSessionTTL
 	}
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = s.cfg.SubjectPrefix
