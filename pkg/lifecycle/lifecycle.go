@@ -31,7 +31,8 @@ func NewDeliveryID() string { return "msg_" + uuid.NewString() }
 // ctx has none) for the relay to publish as NATS headers, so the consumer's
 // span joins the trace that caused the job.
 func Outbox(ctx context.Context, m jobs.Message) store.OutboxRow {
-	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload, Headers: observability.TraceHeaders(ctx)}
+	m.Headers = observability.TraceHeaders(ctx)
+	return m
 }
 
 // ProcessJob is the outbox row of attempt n of d's process job.

@@ -111,10 +111,7 @@ type OutboxSource struct{ Store *store.Store }
 
 // RelayOutbox implements queue.OutboxSource.
 func (o OutboxSource) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, queue.OutboxMessage) error) (int, error) {
-	return o.Store.RelayOutbox(ctx, limit, func(ctx context.Context, m store.OutboxRow) error {
-		return publish(ctx, queue.OutboxMessage{ID: m.ID, Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload,
-			Headers: m.Headers})
-	})
+	return o.Store.RelayOutbox(ctx, limit, publish)
 }
 
 // EnsureDir creates dir (and parents) with owner-only permissions.

@@ -193,7 +193,7 @@ func (b *bundle) create(pdf []byte, o docOpts) document.Document {
 		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "order.pdf", Subject: "PO", Template: o.template,
 		ResultMode: o.mode, SourcePath: b.objects.URI(key)}
 	m := jobs.Process(b.qcfg.SubjectPrefix, d, 1, now)
-	d, created, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload})
+	d, created, err := b.st.CreateDocument(ctx, d, m)
 	require.NoError(b.t, err)
 	require.True(b.t, created)
 	return d
