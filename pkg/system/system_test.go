@@ -43,7 +43,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 		logIDs = append(logIDs, d.LogID)
 	}
 	pub := queue.NewPublisher(js, qcfg.Stream)
-	src := system.OutboxSource{Store: st}
+	src := st
 
 	// First relay: publishes the first row, then dies before marking it.
 	_, err := src.RelayOutbox(ctx, 10, func(ctx context.Context, m queue.OutboxMessage) error {

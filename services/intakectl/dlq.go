@@ -187,7 +187,7 @@ func publishOutbox(ctx context.Context, env Env, cfg config.Config, st *store.St
 		return
 	}
 	qcfg := system.QueueConfig(cfg)
-	relay := queue.NewRelay(system.OutboxSource{Store: st}, queue.NewPublisher(js, qcfg.Stream), zap.NewNop(), queue.RelayOptions{})
+	relay := queue.NewRelay(st, queue.NewPublisher(js, qcfg.Stream), zap.NewNop(), queue.RelayOptions{})
 	fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if _, err := relay.Flush(fctx); err != nil {

@@ -117,7 +117,7 @@ func setup(t testing.TB, env map[string]string) *bundle {
 		Dirs: []string{filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates")}})
 	require.NoError(t, err)
 	t.Cleanup(b.tmpls.Close)
-	b.relay = queue.NewRelay(system.OutboxSource{Store: b.st}, queue.NewPublisher(b.js, b.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
+	b.relay = queue.NewRelay(b.st, queue.NewPublisher(b.js, b.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
 	return b
 }
 
