@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -244,6 +245,19 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	return c, c.validate()
 }
+
+// Defaults returns the configuration with every variable at its documented
+// default (Vars). A library or service option left zero falls back to the
+// matching field here, so each default is written once.
+func Defaults() Config { return defaults() }
+
+var defaults = sync.OnceValue(func() Config {
+	c, err := FromEnv(func(string) string { return "" })
+	if err != nil {
+		panic(fmt.Sprintf("config: the documented defaults are invalid: %v", err)) // TestDefaults guards this
+	}
+	return c
+})
 
 func (c Config) validate() error {
 	if c.BasePath != "" && (!strings.HasPrefix(c.BasePath, "/") || strings.HasSuffix(c.BasePath, "/")) {

@@ -53,3 +53,16 @@ func TestReadmeListsEveryVariable(t *testing.T) {
 		require.True(t, strings.Contains(string(b), v.Name), v.Name)
 	}
 }
+
+// Defaults is the configuration of an empty environment, and the fallbacks
+// of libraries read it (values from README's configuration table).
+func TestDefaultsFunc(t *testing.T) {
+	c, err := config.FromEnv(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, c, config.Defaults())
+	d := config.Defaults()
+	require.Equal(t, 25*time.Second, d.ShutdownTimeout)
+	require.Equal(t, 15*time.Second, d.WebhookTimeout)
+	require.Equal(t, 16, d.DispatcherConcurrency)
+	require.Equal(t, 12*time.Hour, d.OpsSessionTTL)
+}

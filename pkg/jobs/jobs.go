@@ -17,11 +17,19 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// Message is a job ready to be written to the outbox or published.
+// Message is a job, and the one shape of it everywhere: the outbox row
+// that carries it (store.OutboxRow) and the message the relay publishes
+// (queue.OutboxMessage) are this type. MsgID is the JetStream dedup id, so
+// a row published twice (relay killed between publish and mark) is stored
+// once by the broker.
 type Message struct {
+	// ID is the outbox row's id; 0 until the row is written.
+	ID      int64
 	Subject string
 	MsgID   string
 	Payload []byte
+	// Headers are published with the message (trace context); nil for none.
+	Headers map[string]string
 }
 
 // ProcessSubject is where a client's extraction jobs go.

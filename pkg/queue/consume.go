@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -99,7 +100,7 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	}
 	grace := opts.ShutdownGrace
 	if grace <= 0 {
-		grace = 25 * time.Second
+		grace = config.Defaults().ShutdownTimeout
 	}
 	iter, err := messages(cons, max(opts.Prefetch, 1))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -181,7 +182,7 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 		f.PerTenant = concurrency
 	}
 	if grace <= 0 {
-		grace = 25 * time.Second
+		grace = config.Defaults().ShutdownTimeout
 	}
 	// Pull in modest batches: what the iterator buffers has no heartbeat.
 	iter, err := messages(cons, min(f.Window, 64))

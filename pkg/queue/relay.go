@@ -4,19 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/docintake/docintake/pkg/jobs"
+
 	"go.uber.org/zap"
 )
 
-// OutboxMessage is one committed outbox row: a job to publish.
-type OutboxMessage struct {
-	ID      int64
-	Subject string
-	MsgID   string
-	Payload []byte
-	// Headers go out with the message (trace context) when the publisher
-	// supports them (HeaderPublisher); nil for none.
-	Headers map[string]string
-}
+// OutboxMessage is one committed outbox row: a job to publish (see
+// jobs.Message, the one outbox row type).
+type OutboxMessage = jobs.Message
 
 // OutboxSource is the outbox table (implemented by pkg/store).
 type OutboxSource interface {

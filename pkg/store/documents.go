@@ -7,20 +7,13 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/jackc/pgx/v5"
 )
 
 // OutboxRow is a message to publish after the transaction that wrote it
-// commits. MsgID is the JetStream dedup id, so a row published twice (relay
-// killed between publish and mark) is stored once by the broker.
-type OutboxRow struct {
-	ID      int64
-	Subject string
-	MsgID   string
-	Payload []byte
-	// Headers are published with the message (trace context); nil for none.
-	Headers map[string]string
-}
+// commits: a job (see jobs.Message, the one outbox row type).
+type OutboxRow = jobs.Message
 
 const documentColumns = `id::text, log_id, client_id, message_id, file_sha256, file_size, filename, subject, template,
 	coalesce(party_id, ''), coalesce(result_mode, ''), document_date, coalesce(source_path, ''), coalesce(result_path, ''),

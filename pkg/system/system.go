@@ -106,16 +106,9 @@ func NATSPing(nc *nats.Conn) func(context.Context) error {
 	}
 }
 
-// OutboxSource adapts the store's outbox to the queue's relay.
-type OutboxSource struct{ Store *store.Store }
-
-// RelayOutbox implements queue.OutboxSource.
-func (o OutboxSource) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, queue.OutboxMessage) error) (int, error) {
-	return o.Store.RelayOutbox(ctx, limit, func(ctx context.Context, m store.OutboxRow) error {
-		return publish(ctx, queue.OutboxMessage{ID: m.ID, Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload,
-			Headers: m.Headers})
-	})
-}
+// The store's outbox is what the queue's relay reads (both speak
+// jobs.Message), so services hand the store to queue.NewRelay directly.
+var _ queue.OutboxSource = (*store.Store)(nil)
 
 // EnsureDir creates dir (and parents) with owner-only permissions.
 func EnsureDir(dir string) (string, error) {

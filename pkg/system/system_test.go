@@ -12,7 +12,6 @@ import (
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/queue/queuetest"
-	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/google/uuid"
@@ -38,13 +37,13 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 		d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: uuid.NewString(), ClientID: "acme",
 			MessageID: "m" + string(rune('a'+i)), FileSHA256: make([]byte, 32), Filename: "f.pdf", Template: "t"}
 		m := jobs.Process(qcfg.SubjectPrefix, d, 1, time.Now())
-		_, created, err := st.CreateDocument(ctx, d, store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload})
+		_, created, err := st.CreateDocument(ctx, d, m)
 		require.NoError(t, err)
 		require.True(t, created)
 		logIDs = append(logIDs, d.LogID)
 	}
 	pub := queue.NewPublisher(js, qcfg.Stream)
-	src := system.OutboxSource{Store: st}
+	src := st
 
 	// First relay: publishes the first row, then dies before marking it.
 	_, err := src.RelayOutbox(ctx, 10, func(ctx context.Context, m queue.OutboxMessage) error {

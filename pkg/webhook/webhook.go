@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/docintake/docintake/pkg/config"
 )
 
 // Options configure a Client.
@@ -51,7 +53,7 @@ type Client struct {
 // New returns a client with its own connection pool.
 func New(opts Options) *Client {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 15 * time.Second
+		opts.Timeout = config.Defaults().WebhookTimeout
 	}
 	if opts.UserAgent == "" {
 		opts.UserAgent = "docintake-webhook/1"

@@ -126,10 +126,10 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("dispatcher consumer %s on %s: %w", qcfg.Dispatcher.Durable, qcfg.Stream, err)
 	}
-	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, dp.pub, d.Logger.Named("relay"), queue.RelayOptions{})
+	relay := queue.NewRelay(d.Store, dp.pub, d.Logger.Named("relay"), queue.RelayOptions{})
 	concurrency := cfg.DispatcherConcurrency
 	if concurrency <= 0 {
-		concurrency = 16
+		concurrency = config.Defaults().DispatcherConcurrency
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

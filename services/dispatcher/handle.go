@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docintake/docintake/pkg/observability"
-	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
+
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/observability"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
@@ -107,7 +108,7 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc) {
 		return d.closeIgnored(ctx, dv, doc)
 	}
-	if !deliverable(dv.State, doc.State) {
+	if !document.Deliverable(dv.State, doc.State) {
 		detail := fmt.Sprintf("document is %s now", doc.State)
 		d.metrics.deliveries.WithLabelValues(string(dv.Status), "superseded").Inc()
 		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySuperseded, nil, detail)
@@ -132,34 +133,6 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 func deliveryFromJob(j *jobspb.DeliverJob) store.Delivery {
 	return store.Delivery{ID: j.GetDeliveryId(), DocumentID: j.GetDocumentId(), ClientID: j.GetClientId(),
 		LogID: j.GetLogId(), State: document.State(j.GetState()), Status: document.Status(j.GetStatus())}
-}
-
-// deliverable reports whether a delivery reporting state reported still
-// makes sense for a document now in state cur. Outcomes stay deliverable
-// after a failed delivery (redelivery) and after success (an operator resends
-// a result the client lost); a deferral or dlq notice is dropped once the
-// document has moved on, because a newer outcome supersedes it.
-func deliverable(reported, cur document.State) bool {
-	switch reported {
-	case document.StateProcessedSuccess:
-		return oneOf(cur, document.StateProcessedSuccess, document.StateSentSuccess, document.StateFinishedSuccess, document.StateFinishedWithFailure)
-	case document.StateProcessedRejected:
-		return oneOf(cur, document.StateProcessedRejected, document.StateSentRejected, document.StateFinishedRejected, document.StateFinishedWithFailure)
-	case document.StateProcessedIgnored:
-		return oneOf(cur, document.StateProcessedIgnored, document.StateFinishedIgnored, document.StateFinishedWithFailure)
-	case document.StateDLQ:
-		return oneOf(cur, document.StateDLQ, document.StateFinishedWithFailure)
-	}
-	return reported == cur
-}
-
-func oneOf(s document.State, set ...document.State) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // wantsIgnoredFeedback asks the template version the document is served
@@ -228,7 +201,7 @@ func (d *dispatcher) readResult(ctx context.Context, doc document.Document) (str
 	if doc.ResultPath == "" {
 		return "", fmt.Errorf("document %s has no result path", doc.LogID)
 	}
-	key, err := objectKey(d.objects, doc.ResultPath)
+	key, err := objectstore.KeyOf(d.objects, doc.ResultPath)
 	if err != nil {
 		return "", err
 	}
@@ -245,16 +218,6 @@ func (d *dispatcher) readResult(ctx context.Context, doc document.Document) (str
 		return "", fmt.Errorf("result of %s exceeds %d bytes", doc.LogID, maxResultBytes)
 	}
 	return string(b), nil
-}
-
-// objectKey turns a result URI written by the processor (objects.URI(key))
-// back into the key.
-func objectKey(objs system.ObjectStore, uri string) (string, error) {
-	base := strings.TrimSuffix(objs.URI(""), "/")
-	if !strings.HasPrefix(uri, base+"/") {
-		return "", fmt.Errorf("result %s is not in this object store (%s)", uri, base)
-	}
-	return strings.TrimPrefix(uri, base+"/"), nil
 }
 
 // attempt makes one HTTP call and records it with its consequences.
@@ -322,26 +285,12 @@ func codeClass(code int) string {
 	return fmt.Sprintf("%dxx", code/100)
 }
 
-// sentState is the state a 2xx moves a document to from cur, when it
-// reports state reported ("" = no change).
-func sentState(reported, cur document.State) document.State {
-	switch {
-	case reported == document.StateProcessedSuccess && oneOf(cur, document.StateProcessedSuccess, document.StateFinishedWithFailure):
-		return document.StateSentSuccess
-	case reported == document.StateProcessedRejected && oneOf(cur, document.StateProcessedRejected, document.StateFinishedWithFailure):
-		return document.StateSentRejected
-	case reported == document.StateProcessedIgnored && oneOf(cur, document.StateProcessedIgnored, document.StateFinishedWithFailure):
-		return document.StateFinishedIgnored
-	}
-	return ""
-}
-
 // delivered records a 2xx: attempt, delivery and sent_* in one transaction,
 // then finished_*.
 func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
 	for range 2 { // a second try when the document moved under us
 		var changes []store.Change
-		if to := sentState(dv.State, doc.State); to != "" {
+		if to := document.SentState(dv.State, doc.State); to != "" {
 			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher", Detail: summary})
 		}
 		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryDelivered, Changes: changes})
@@ -365,13 +314,8 @@ func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc docum
 
 // finish closes a delivered document: sent_* → finished_*. Idempotent.
 func (d *dispatcher) finish(ctx context.Context, dv store.Delivery, doc document.Document) error {
-	var to document.State
-	switch doc.State {
-	case document.StateSentSuccess:
-		to = document.StateFinishedSuccess
-	case document.StateSentRejected:
-		to = document.StateFinishedRejected
-	default:
+	to := doc.State.FinishedState()
+	if to == "" {
 		return nil
 	}
 	_, err := d.store.Transition(ctx, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher",
@@ -404,9 +348,8 @@ func (d *dispatcher) gone(ctx context.Context, dv store.Delivery, doc document.D
 func (d *dispatcher) exhausted(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
 	for range 2 {
 		var changes []store.Change
-		if reportsOutcome(dv.State) && oneOf(doc.State, document.StateProcessedSuccess, document.StateProcessedRejected,
-			document.StateProcessedIgnored, document.StateSentSuccess, document.StateSentRejected) {
-			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: document.StateFinishedWithFailure,
+		if to := document.ExhaustedState(dv.State, doc.State); to != "" {
+			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: to,
 				Actor: "dispatcher", Detail: summary + "; retry schedule exhausted"})
 		}
 		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryFailed, CountFailure: true, Changes: changes})
@@ -425,10 +368,6 @@ func (d *dispatcher) exhausted(ctx context.Context, dv store.Delivery, doc docum
 		return nil
 	}
 	return fmt.Errorf("delivery %s: document %s keeps changing", dv.ID, doc.LogID)
-}
-
-func reportsOutcome(s document.State) bool {
-	return oneOf(s, document.StateProcessedSuccess, document.StateProcessedRejected, document.StateProcessedIgnored)
 }
 
 // jitter spreads d by ±frac so that retries of many deliveries that failed

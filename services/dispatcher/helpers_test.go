@@ -195,7 +195,7 @@ func (b *bundle) document(clientID, tmpl string, state document.State, reason do
 	after := created
 	after.State = state
 	job := jobs.Deliver(b.qcfg.SubjectPrefix, after, "msg_"+newID(), time.Now())
-	ch.Outbox = []store.OutboxRow{{Subject: job.Subject, MsgID: job.MsgID, Payload: job.Payload}}
+	ch.Outbox = []store.OutboxRow{job}
 	moved, err := b.st.Transition(ctx, ch)
 	require.NoError(t, err)
 	out.Document = moved

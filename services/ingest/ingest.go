@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/store"
@@ -138,7 +139,7 @@ func (s *Server) Run(ctx context.Context, addr string, bound chan<- string) erro
 	s.health.SetDraining()
 	grace := s.cfg.ShutdownTimeout
 	if grace <= 0 {
-		grace = 25 * time.Second
+		grace = config.Defaults().ShutdownTimeout
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()

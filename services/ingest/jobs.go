@@ -6,13 +6,12 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
-	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/store"
 )
 
 // processJob is the outbox row announcing d to the processors; it carries
 // the upload's trace context for the relay to publish as NATS headers.
 func processJob(ctx context.Context, prefix string, d document.Document, now time.Time) store.OutboxRow {
-	m := jobs.Process(prefix, d, 1, now)
-	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload, Headers: observability.TraceHeaders(ctx)}
+	return lifecycle.Outbox(ctx, jobs.Process(prefix, d, 1, now))
 }

@@ -16,10 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -87,7 +88,7 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 		cfg.DLQLimit = 200
 	}
 	if cfg.SessionTTL <= 0 {
-		cfg.SessionTTL = 12 * time.Hour
+		cfg.SessionTTL = config.Defaults().OpsSessionTTL
 	}
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = s.cfg.SubjectPrefix
@@ -370,13 +371,13 @@ func (o *ops) handleAction(done string) echo.HandlerFunc {
 		}
 		switch done {
 		case "requeued":
-			_, err = system.RequeueDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Requeue(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		case "given-up":
-			_, err = system.GiveUpDocument(ctx, o.store, d, opsActor)
+			_, err = lifecycle.GiveUp(ctx, o.store, d, opsActor)
 		case "redelivered":
-			_, err = system.RedeliverDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Redeliver(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		case "reprocessed":
-			_, err = system.ReprocessDocument(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Reprocess(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
 		}
 		if err != nil {
 			return o.fail(c, err)

@@ -65,7 +65,7 @@ func dlqDocument(t *testing.T, st *store.Store, prefix, messageID string) docume
 		FileSHA256: make([]byte, 32), FileSize: 1234, Filename: "po.pdf", Subject: "PO " + messageID,
 		Template: "contoso-po", SourcePath: "s3://docintake/sources/x.pdf"}
 	job := jobs.Process(prefix, d, 1, time.Now())
-	d, created, err := st.CreateDocument(ctx, d, store.OutboxRow{Subject: job.Subject, MsgID: job.MsgID, Payload: job.Payload})
+	d, created, err := st.CreateDocument(ctx, d, job)
 	require.NoError(t, err)
 	require.True(t, created)
 	_, err = st.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateDLQ,

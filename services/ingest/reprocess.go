@@ -3,8 +3,8 @@ package ingest
 import (
 	"net/http"
 
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/labstack/echo/v4"
 )
 
@@ -28,7 +28,7 @@ func (s *Server) handleReprocess(st *store.Store) echo.HandlerFunc {
 		if err != nil {
 			return err // another client's document is 404, as for GET
 		}
-		if _, err := system.ReprocessDocument(ctx, st, s.cfg.SubjectPrefix, d, "client:"+cl.ID); err != nil {
+		if _, err := lifecycle.Reprocess(ctx, st, s.cfg.SubjectPrefix, d, "client:"+cl.ID); err != nil {
 			return err
 		}
 		if s.notify != nil {

@@ -33,7 +33,7 @@ type Deps struct {
 // if not nil, receives the API's address once it listens.
 func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) error {
 	qcfg := system.QueueConfig(cfg)
-	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, queue.NewPublisher(d.JetStream, qcfg.Stream),
+	relay := queue.NewRelay(d.Store, queue.NewPublisher(d.JetStream, qcfg.Stream),
 		d.Logger.Named("relay"), queue.RelayOptions{})
 	health := observability.NewHealth(
 		observability.Check{Name: "postgres", Func: d.Store.Ping},

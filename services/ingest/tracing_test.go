@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -27,7 +26,7 @@ func TestTraceContextReachesTheJob(t *testing.T) {
 	res := b.do(t, req)
 	require.Equal(t, http.StatusAccepted, res.status, "%s", res.raw)
 
-	relay := queue.NewRelay(system.OutboxSource{Store: o.st}, queue.NewPublisher(o.js, o.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
+	relay := queue.NewRelay(o.st, queue.NewPublisher(o.js, o.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
 	n, err := relay.Flush(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)

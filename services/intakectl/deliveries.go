@@ -2,15 +2,13 @@ package intakectl
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/store"
 )
 
@@ -135,7 +133,7 @@ func runRedeliver(ctx context.Context, args []string, env Env) int {
 	}
 	n := 0
 	for _, doc := range docs {
-		id, err := redeliver(ctx, st, cfg.SubjectPrefix, doc)
+		id, err := lifecycle.Redeliver(ctx, st, cfg.SubjectPrefix, doc, "operator:intakectl")
 		if err != nil {
 			if !bulk {
 				return fail(env, "%v", err)
@@ -148,38 +146,6 @@ func runRedeliver(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "%d deliveries queued (the dispatcher's outbox relay publishes them)\n", n)
 	return 0
-}
-
-// redeliver queues a new delivery of doc's last reported outcome (or, when
-// it never had one, of its current state) under a new webhook-id.
-func redeliver(ctx context.Context, st *store.Store, prefix string, doc document.Document) (string, error) {
-	reported, err := st.LastReportedState(ctx, doc.ID)
-	if document.ErrorKind(err) == document.ENOTFOUND {
-		reported, err = doc.State, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	status, ok := document.StatusFor(reported)
-	if !ok {
-		return "", fmt.Errorf("document %s is %s: nothing to deliver yet", doc.LogID, doc.State)
-	}
-	var prev string
-	if dels, err := st.Deliveries(ctx, doc.ID); err == nil && len(dels) > 0 {
-		prev = dels[len(dels)-1].ID
-	}
-	var rnd [16]byte
-	_, _ = rand.Read(rnd[:])
-	id := "msg_" + hex.EncodeToString(rnd[:])
-	as := doc
-	as.State = reported
-	job := jobs.Deliver(prefix, as, id, time.Now())
-	err = st.CreateRedelivery(ctx, store.Redelivery{
-		Delivery: store.Delivery{ID: id, DocumentID: doc.ID, ClientID: doc.ClientID, LogID: doc.LogID, State: reported,
-			Status: status, RedeliveryOf: prev},
-		Job: store.OutboxRow{Subject: job.Subject, MsgID: job.MsgID, Payload: job.Payload},
-	}, "operator:intakectl", 2*time.Minute)
-	return id, err
 }
 
 func parseSince(s string) (time.Time, error) {

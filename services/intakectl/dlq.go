@@ -9,10 +9,10 @@ import (
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
-	"github.com/docintake/docintake/services/processor"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -51,7 +51,10 @@ func runDLQ(ctx context.Context, args []string, env Env) int {
 		return withStore(ctx, env, func(st *store.Store) int { return dlqRequeue(ctx, env, cfg, st, rest, who) })
 	case args[0] == "fail" && len(rest) == 1:
 		return withStore(ctx, env, func(st *store.Store) int {
-			d, err := processor.GiveUp(ctx, st, rest[0], who)
+			d, err := st.DocumentByLogIDAnyClient(ctx, rest[0])
+			if err == nil {
+				d, err = lifecycle.GiveUp(ctx, st, d, who)
+			}
 			if err != nil {
 				return fail(env, "%s: %v", rest[0], err)
 			}
@@ -149,7 +152,11 @@ func dlqRequeue(ctx context.Context, env Env, cfg config.Config, st *store.Store
 	code := 0
 	n := 0
 	for _, id := range logIDs {
-		if _, err := processor.Requeue(ctx, st, cfg.SubjectPrefix, id, who); err != nil {
+		d, err := st.DocumentByLogIDAnyClient(ctx, id)
+		if err == nil {
+			_, err = lifecycle.Requeue(ctx, st, cfg.SubjectPrefix, d, who)
+		}
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "intakectl: %s: %v\n", id, err)
 			code = 1
 			continue
@@ -180,7 +187,7 @@ func publishOutbox(ctx context.Context, env Env, cfg config.Config, st *store.St
 		return
 	}
 	qcfg := system.QueueConfig(cfg)
-	relay := queue.NewRelay(system.OutboxSource{Store: st}, queue.NewPublisher(js, qcfg.Stream), zap.NewNop(), queue.RelayOptions{})
+	relay := queue.NewRelay(st, queue.NewPublisher(js, qcfg.Stream), zap.NewNop(), queue.RelayOptions{})
 	fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if _, err := relay.Flush(fctx); err != nil {

@@ -26,7 +26,7 @@ func dlqDoc(t *testing.T, st *store.Store, msg string) document.Document {
 	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: uuid.NewString(), ClientID: "acme", MessageID: msg,
 		FileSHA256: sum[:], FileSize: 1, Filename: "a.pdf", Subject: "PO", Template: "acme", SourcePath: "s3://b/sources/x.pdf"}
 	m := jobs.Process("intake", d, 1, d.CreatedAt)
-	d, _, err := st.CreateDocument(t.Context(), d, store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload})
+	d, _, err := st.CreateDocument(t.Context(), d, m)
 	require.NoError(t, err)
 	_, err = st.RecordFailure(t.Context(), d.ID, document.StateReceived, "processor", "extract: pdf unreadable: broken xref")
 	require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 )
 
 func init() {
@@ -76,7 +76,7 @@ func runReprocess(ctx context.Context, args []string, env Env) int {
 		bar.phase("reprocess")
 		code, n := 0, 0
 		for _, d := range docs {
-			if _, err := system.ReprocessDocument(ctx, st, cfg.SubjectPrefix, d, who); err != nil {
+			if _, err := lifecycle.Reprocess(ctx, st, cfg.SubjectPrefix, d, who); err != nil {
 				fmt.Fprintf(env.Stderr, "intakectl: %s: %v\n", d.LogID, err)
 				bar.done("", true)
 				code = 1

@@ -37,7 +37,7 @@ func TestStatus(t *testing.T) {
 		d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: mid,
 			FileSHA256: make([]byte, 32), FileSize: 10, Filename: "a.pdf", Subject: "s", Template: "contoso-po"}
 		job := jobs.Process(qcfg.SubjectPrefix, d, 1, time.Now())
-		d, _, err := st.CreateDocument(ctx, d, store.OutboxRow{Subject: job.Subject, MsgID: job.MsgID, Payload: job.Payload})
+		d, _, err := st.CreateDocument(ctx, d, job)
 		require.NoError(t, err)
 		require.NoError(t, pub.Publish(ctx, job.Subject, job.MsgID, job.Payload))
 		if i == 0 {

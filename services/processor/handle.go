@@ -5,16 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docintake/docintake/pkg/observability"
-	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/observability"
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
@@ -23,7 +25,6 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 )
 
@@ -72,11 +73,6 @@ type failure struct {
 func (f *failure) Error() string { return f.stage + ": " + f.err.Error() }
 func (f *failure) Unwrap() error { return f.err }
 
-// pending reports whether a document in s waits for the processor.
-func pending(s document.State) bool {
-	return s == document.StateReceived || s == document.StateDeferredForRetry
-}
-
 // handle processes one delivery of a process job; queue.Consume settles the
 // message from the returned error (nil acks).
 func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
@@ -100,7 +96,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	}
 	log := w.log.With(zap.String("log_id", doc.LogID), zap.String("client_id", doc.ClientID),
 		zap.Uint32("job", job.GetAttempt()), zap.Uint64("delivery", dl.NumDelivered))
-	if !pending(doc.State) {
+	if !doc.State.Pending() {
 		log.Debug("job for a document that is not waiting: duplicate", zap.Stringer("state", doc.State))
 		w.metrics.job(outDuplicate)
 		return nil
@@ -242,7 +238,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 // readSource reads the document's PDF. A missing, oversized or unaddressable
 // source is the document's failure; a store that does not answer is not.
 func (w *worker) readSource(ctx context.Context, doc document.Document) ([]byte, error) {
-	key, err := sourceKey(doc.SourcePath)
+	key, err := objectstore.KeyOf(w.objects, doc.SourcePath)
 	if err != nil {
 		return nil, &failure{"source", err}
 	}
@@ -266,21 +262,6 @@ func (w *worker) readSource(ctx context.Context, doc document.Document) ([]byte,
 		return nil, &failure{"source", fmt.Errorf("source %s is larger than %d bytes", key, w.maxPDF)}
 	}
 	return pdf, nil
-}
-
-// sourceKey recovers the object key from a document's source URI
-// ("s3://bucket/sources/…" or "file:///…/sources/…"): keys are chosen by
-// ingest (objectstore.SourceKey), never by clients.
-func sourceKey(uri string) (string, error) {
-	i := strings.LastIndex(uri, "/sources/")
-	if i < 0 {
-		return "", fmt.Errorf("source path %q names no sources/ object", uri)
-	}
-	key := uri[i+1:]
-	if err := objectstore.ValidKey(key); err != nil {
-		return "", err
-	}
-	return key, nil
 }
 
 // succeed stores the results and commits processed_success.
@@ -389,9 +370,8 @@ func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Docume
 // delivery id (the webhook-id of all attempts of this delivery).
 func (w *worker) deliverJob(ctx context.Context, doc document.Document, to document.State) store.OutboxRow {
 	doc.State = to
-	m := jobs.Deliver(w.prefix, doc, "msg_"+uuid.NewString(), time.Now())
 	// The trace continues into the dispatcher through the message headers.
-	return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload, Headers: observability.TraceHeaders(ctx)}
+	return lifecycle.DeliverJob(ctx, w.prefix, doc, lifecycle.NewDeliveryID())
 }
 
 func truncate(s string, n int) string {

@@ -117,7 +117,7 @@ func setup(t testing.TB, env map[string]string) *bundle {
 		Dirs: []string{filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates")}})
 	require.NoError(t, err)
 	t.Cleanup(b.tmpls.Close)
-	b.relay = queue.NewRelay(system.OutboxSource{Store: b.st}, queue.NewPublisher(b.js, b.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
+	b.relay = queue.NewRelay(b.st, queue.NewPublisher(b.js, b.qcfg.Stream), zaptest.NewLogger(t), queue.RelayOptions{})
 	return b
 }
 
@@ -193,7 +193,7 @@ func (b *bundle) create(pdf []byte, o docOpts) document.Document {
 		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "order.pdf", Subject: "PO", Template: o.template,
 		ResultMode: o.mode, SourcePath: b.objects.URI(key)}
 	m := jobs.Process(b.qcfg.SubjectPrefix, d, 1, now)
-	d, created, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload})
+	d, created, err := b.st.CreateDocument(ctx, d, m)
 	require.NoError(b.t, err)
 	require.True(b.t, created)
 	return d

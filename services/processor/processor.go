@@ -86,7 +86,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			zap.Int("max_deliver", info.Config.MaxDeliver), zap.Int("schedule", len(cfg.ProcessorRetry)))
 	}
 
-	relay := queue.NewRelay(system.OutboxSource{Store: d.Store}, queue.NewPublisher(d.JetStream, qcfg.Stream),
+	relay := queue.NewRelay(d.Store, queue.NewPublisher(d.JetStream, qcfg.Stream),
 		d.Logger.Named("relay"), queue.RelayOptions{})
 	w := &worker{
 		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine, relay: relay,

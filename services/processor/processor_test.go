@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
 	"github.com/docintake/docintake/pkg/pdftext"
@@ -213,7 +214,7 @@ func TestDeferralExhaustedThenRequeue(t *testing.T) {
 	require.ElementsMatch(t, []string{"deferred_for_retry", "deferred_for_retry", "failed"}, statuses)
 
 	b.addArticles()
-	_, err := processor.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d.LogID, "operator:test")
+	_, err := lifecycle.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d, "operator:test")
 	require.NoError(t, err)
 	b.flush()
 	d = b.waitState(d, document.StateProcessedSuccess, 20*time.Second)
@@ -223,9 +224,11 @@ func TestDeferralExhaustedThenRequeue(t *testing.T) {
 	require.Equal(t, 0, pr.Deferrals)
 
 	// Requeue and give-up only apply to dlq documents.
-	_, err = processor.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d.LogID, "operator:test")
+	_, err = lifecycle.Requeue(t.Context(), b.st, b.qcfg.SubjectPrefix, d, "operator:test")
 	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
-	_, err = processor.GiveUp(t.Context(), b.st, "no-such-log-id", "operator:test")
+	_, err = lifecycle.GiveUp(t.Context(), b.st, d, "operator:test")
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	_, err = lifecycle.GiveUp(t.Context(), b.st, document.Document{ID: "00000000-0000-0000-0000-000000000000"}, "operator:test")
 	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
 }
 

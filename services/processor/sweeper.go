@@ -9,9 +9,9 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -110,8 +110,7 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue
 		return w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter),
 			SkipLogIDs: waiting},
 			func(d document.Document, seq int) store.OutboxRow {
-				m := jobs.Process(w.prefix, d, seq, now)
-				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+				return lifecycle.Outbox(ctx, jobs.Process(w.prefix, d, seq, now))
 			})
 	})
 	if err != nil {
@@ -130,8 +129,7 @@ func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration,
 	return w.sweepBatches(ctx, "re-enqueued lost deliver job", func(now time.Time) ([]document.Document, error) {
 		return w.st.SweepUndelivered(ctx, now.Add(-stuckAfter), waiting, 100, "sweeper",
 			func(d document.Document) store.OutboxRow {
-				m := jobs.Deliver(w.prefix, d, "msg_"+uuid.NewString(), now)
-				return store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID, Payload: m.Payload}
+				return lifecycle.Outbox(ctx, jobs.Deliver(w.prefix, d, lifecycle.NewDeliveryID(), now))
 			})
 	})
 }
@@ -221,7 +219,7 @@ func (w *worker) maxDeliveries(ctx context.Context, js jetstream.JetStream, adv 
 		case document.ErrorKind(err) == document.ENOTFOUND:
 		case err != nil:
 			return err
-		case pending(doc.State):
+		case doc.State.Pending():
 			log := w.log.With(zap.String("log_id", doc.LogID), zap.String("client_id", doc.ClientID))
 			detail := fmt.Sprintf("job %d delivered %d times without an outcome (worker killed or stuck each time)",
 				job.GetAttempt(), adv.Deliveries)

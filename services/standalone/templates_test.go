@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
@@ -278,7 +279,7 @@ func TestStandaloneReprocessAfterFix(t *testing.T) {
 	waitDetailsAs(t, s.url, "erp-token", logID, "finished_rejected")
 	doc, err := st.DocumentByLogIDAnyClient(t.Context(), logID)
 	require.NoError(t, err)
-	_, err = disystem.ReprocessDocument(t.Context(), st, "intake", doc, "operator:test")
+	_, err = lifecycle.Reprocess(t.Context(), st, "intake", doc, "operator:test")
 	require.NoError(t, err)
 
 	calls := h.wait(t, logID, "success")
