@@ -175,16 +175,16 @@ func (c *sqlCounter) count(keys []string) (map[string]roundTrips, []string) {
 var statementBudget = map[string]roundTrips{
 	// ingest: token lookup, rate limit, one INSERT of document + event +
 	// outbox row.
-	"ingest": {statements: 7, transactions: 1},
+	"ingest": {statements: 3, transactions: 0},
 	// relay: per batch claim + mark-sent in one transaction (a batch of
 	// one here, the worst case: under load one batch carries many rows).
 	"relay": {statements: 8, transactions: 2},
 	// processor: one read of the document with its bookkeeping, the
 	// template pin, one statement for processed_success + event + outbox.
-	"processor": {statements: 15, transactions: 2},
+	"processor": {statements: 3, transactions: 0},
 	// dispatcher: slot, delivery row, claim, attempt + sent_success, then
 	// finished_success.
-	"dispatcher": {statements: 18, transactions: 2},
+	"dispatcher": {statements: 14, transactions: 1},
 }
 
 // The pipeline's PostgreSQL round trips per document, counted with a pgx
