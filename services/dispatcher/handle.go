@@ -355,8 +355,10 @@ func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc docum
 			return err
 		}
 		d.metrics.deliveries.WithLabelValues(string(dv.Status), "delivered").Inc()
-		if doc, err = d.store.Document(ctx, doc.ID); err != nil {
-			return err
+		if len(changes) > 0 {
+			// The compare-and-set succeeded: the row is in the new state
+			// now, no need to read it again.
+			doc.State = changes[0].To
 		}
 		return d.finish(ctx, dv, doc)
 	}
