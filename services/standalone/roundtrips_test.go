@@ -184,7 +184,7 @@ var statementBudget = map[string]roundTrips{
 	"processor": {statements: 3, transactions: 0},
 	// dispatcher: slot, delivery row, claim, attempt + sent_success, then
 	// finished_success.
-	"dispatcher": {statements: 11, transactions: 1},
+	"dispatcher": {statements: 10, transactions: 1},
 }
 
 // The pipeline's PostgreSQL round trips per document, counted with a pgx
