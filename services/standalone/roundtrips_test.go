@@ -173,17 +173,25 @@ func (c *sqlCounter) count(keys []string) (map[string]roundTrips, []string) {
 // upload → processed_success → sent_success → finished_success, with a
 // webhook that answers 200 at the first attempt.
 var statementBudget = map[string]roundTrips{
-	// ingest: token lookup, rate limit, one INSERT of document + event +
-	// outbox row.
+	// ingest (before: 7 statements, 1 transaction): the token lookup, the
+	// idempotency read by message id (a retried upload is answered before
+	// anything is stored), and one INSERT … RETURNING with the creating
+	// event and the process job as data-modifying CTEs.
 	"ingest": {statements: 3, transactions: 0},
-	// relay: per batch claim + mark-sent in one transaction (a batch of
-	// one here, the worst case: under load one batch carries many rows).
+	// relay (before: 8, 2): per batch BEGIN, claim (FOR UPDATE SKIP
+	// LOCKED), publish, one mark-sent UPDATE … WHERE id = ANY, COMMIT;
+	// two batches per document (process job, deliver job). A batch of one
+	// here is the worst case: under load one batch carries up to 100 rows.
 	"relay": {statements: 8, transactions: 2},
-	// processor: one read of the document with its bookkeeping, the
-	// template pin, one statement for processed_success + event + outbox.
+	// processor (before: 15, 2): one read of the document with its
+	// bookkeeping and attempt number, one statement that pins the
+	// template version (pin + last use + event), one statement for
+	// processed_success + event + deliver job.
 	"processor": {statements: 3, transactions: 0},
-	// dispatcher: slot, delivery row, claim, attempt + sent_success, then
-	// finished_success.
+	// dispatcher (before: 18, 2): the client's slot, the delivery row
+	// (INSERT … RETURNING), the document with its client, the claim, then
+	// BEGIN, attempt + delivery outcome, sent_success + event, COMMIT, then
+	// finished_success + event, and the slot's release.
 	"dispatcher": {statements: 10, transactions: 1},
 }
 
