@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -337,12 +339,18 @@ func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payload
 // the batch; rows published before it are still marked. If the process dies
 // between publish and commit, the rows are published again later with the
 // same MsgID and the broker's dedup window drops the copy.
+//
+// The claim marks the batch sent in the same statement (the row locks are
+// held until the commit either way), so a batch costs BEGIN, one UPDATE …
+// RETURNING and COMMIT; only a publish error adds a statement, which gives
+// the unpublished rows back.
 func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, m OutboxRow) error) (int, error) {
 	var marked int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers FROM outbox WHERE sent_at IS NULL
-			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		rows, err := tx.db.Query(ctx, `UPDATE outbox SET sent_at = now() WHERE id IN (
+				SELECT id FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING id, subject, msg_id, payload, headers`, limit)
 		if err != nil {
 			return translate(err, "claim outbox")
 		}
@@ -359,21 +367,22 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 		if err := rows.Err(); err != nil {
 			return translate(err, "claim outbox")
 		}
-		var ids []int64
-		for _, m := range batch {
+		// RETURNING comes in no particular order; publish in id order.
+		slices.SortFunc(batch, func(a, b OutboxRow) int { return cmp.Compare(a.ID, b.ID) })
+		for i, m := range batch {
 			if err := publish(ctx, m); err != nil {
 				pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, err)
+				var unsent []int64
+				for _, r := range batch[i:] {
+					unsent = append(unsent, r.ID)
+				}
+				if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = NULL WHERE id = ANY($1)`, unsent); err != nil {
+					return translate(err, "unmark outbox")
+				}
 				break
 			}
-			ids = append(ids, m.ID)
+			marked++
 		}
-		if len(ids) == 0 {
-			return nil
-		}
-		if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = now() WHERE id = ANY($1)`, ids); err != nil {
-			return translate(err, "mark outbox")
-		}
-		marked = len(ids)
 		return nil
 	})
 	if err != nil {
