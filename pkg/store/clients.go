@@ -107,6 +107,25 @@ func (s *Store) Client(ctx context.Context, id string) (document.Client, error) 
 	return c, nil
 }
 
+// DocumentWithClient returns a document with its client in one read (what a
+// webhook delivery needs). Returns ENOTFOUND for an unknown document.
+func (s *Store) DocumentWithClient(ctx context.Context, documentID string) (document.Document, document.Client, error) {
+	var c document.Client
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+`, cl.name, cl.webhook_url, cl.webhook_token,
+			cl.signing_secret, cl.webhook_enabled
+		FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled
+			FROM clients WHERE clients.id = documents.client_id) cl ON true
+		WHERE documents.id = $1`, documentID)
+	d, err := scanDocument(scanFunc(func(dest ...any) error {
+		return row.Scan(append(dest, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled)...)
+	}))
+	if err != nil {
+		return d, c, notFound(err, "document %s not found", documentID)
+	}
+	c.ID = d.ClientID
+	return d, c, nil
+}
+
 // Clients lists all clients ordered by id.
 func (s *Store) Clients(ctx context.Context) ([]document.Client, error) {
 	rows, err := s.db.Query(ctx, `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled FROM clients ORDER BY id`)

@@ -85,14 +85,21 @@ func scanDelivery(row pgx.Row) (Delivery, error) {
 // returns the existing row unchanged. Idempotent: the first job message of a
 // delivery and its redelivered copies all land here.
 func (s *Store) EnsureDelivery(ctx context.Context, d Delivery, backstop time.Duration) (Delivery, error) {
+	// The first copy of a job creates the row and gets it back from the
+	// same statement; only later copies read it.
 	const q = `INSERT INTO deliveries (id, document_id, client_id, log_id, state, status, redelivery_of, next_attempt_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::interval)
-		ON CONFLICT (id) DO NOTHING`
-	if _, err := s.db.Exec(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status, nullable(d.RedeliveryOf),
-		backstop); err != nil {
+		ON CONFLICT (id) DO NOTHING
+		RETURNING ` + deliveryColumns
+	got, err := scanDelivery(s.db.QueryRow(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status,
+		nullable(d.RedeliveryOf), backstop))
+	if err == pgx.ErrNoRows {
+		return s.Delivery(ctx, d.ID)
+	}
+	if err != nil {
 		return Delivery{}, translate(err, "ensure delivery")
 	}
-	return s.Delivery(ctx, d.ID)
+	return got, nil
 }
 
 // Delivery returns one delivery. Returns ENOTFOUND if missing.
@@ -142,45 +149,50 @@ type AttemptResult struct {
 // RecordAttempt stores an attempt, releases the delivery's lease, sets its
 // outcome and applies r.Changes, all in one transaction. A change that
 // conflicts (the document moved) rolls everything back and returns ECONFLICT.
+// The attempt and the delivery's update are one statement; without changes
+// that is all, with them it runs in a transaction with one statement per
+// change.
 func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, error) {
-	var out Delivery
-	err := s.WithTx(ctx, func(tx *Store) error {
-		a := r.Attempt
-		var code any
-		if a.StatusCode != 0 {
-			code = a.StatusCode
+	if len(r.Changes) > 0 && !s.inTx {
+		var out Delivery
+		err := s.WithTx(ctx, func(tx *Store) error {
+			var err error
+			out, err = tx.RecordAttempt(ctx, r)
+			return err
+		})
+		return out, err
+	}
+	a := r.Attempt
+	var code any
+	if a.StatusCode != 0 {
+		code = a.StatusCode
+	}
+	inc := 0
+	if r.CountFailure {
+		inc = 1
+	}
+	var next any
+	if r.Outcome == DeliveryPending {
+		next = r.NextAttempt
+	}
+	const q = `WITH att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
+			VALUES ($1, $6, $7, $8, $5, $9) ON CONFLICT (delivery_id, n) DO NOTHING)
+		UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
+			leased_until = NULL, last_error = $5, updated_at = now(),
+			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
+		WHERE id = $1 RETURNING ` + deliveryColumns
+	errText := nullable(cleanText(a.Error, 4096))
+	d, err := scanDelivery(s.db.QueryRow(ctx, q, a.DeliveryID, r.Outcome, inc, next, errText, a.N, code,
+		float64(a.Latency)/float64(time.Millisecond), nullable(cleanText(a.BodyPrefix, MaxBodyPrefix))))
+	if err != nil {
+		return Delivery{}, translate(err, "record attempt")
+	}
+	for _, c := range r.Changes {
+		if _, err := s.Transition(ctx, c); err != nil {
+			return Delivery{}, err
 		}
-		if _, err := tx.db.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, n) DO NOTHING`,
-			a.DeliveryID, a.N, code, float64(a.Latency)/float64(time.Millisecond), nullable(cleanText(a.Error, 4096)),
-			nullable(cleanText(a.BodyPrefix, MaxBodyPrefix))); err != nil {
-			return translate(err, "insert attempt")
-		}
-		inc := 0
-		if r.CountFailure {
-			inc = 1
-		}
-		var next any
-		if r.Outcome == DeliveryPending {
-			next = r.NextAttempt
-		}
-		const q = `UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
-				leased_until = NULL, last_error = $5, updated_at = now(),
-				finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
-			WHERE id = $1 RETURNING ` + deliveryColumns
-		d, err := scanDelivery(tx.db.QueryRow(ctx, q, a.DeliveryID, r.Outcome, inc, next, nullable(cleanText(a.Error, 4096))))
-		if err != nil {
-			return translate(err, "update delivery")
-		}
-		for _, c := range r.Changes {
-			if _, err := tx.Transition(ctx, c); err != nil {
-				return err
-			}
-		}
-		out = d
-		return nil
-	})
-	return out, err
+	}
+	return d, nil
 }
 
 // SetDeliveryOutcome closes a pending delivery without an attempt

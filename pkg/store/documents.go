@@ -2,8 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -36,8 +39,19 @@ func nullable(s string) any {
 	return s
 }
 
+// createDocumentSQL is CreateDocument's single statement.
+var createDocumentSQL = `WITH ins AS (
+		INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
+			template, party_id, result_mode, source_path, state)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (client_id, message_id) DO NOTHING
+		RETURNING *),
+	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor) SELECT id, NULL, state, 'ingest' FROM ins),
+	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(14) + `)
+	SELECT ` + documentColumns + ` FROM ins`
+
 // CreateDocument inserts d in state received with its creating event and the
-// outbox row for the processor, all in one transaction.
+// outbox row for the processor, in one statement.
 //
 // Idempotency: (client_id, message_id) is unique. If a document with d's
 // message id exists already, CreateDocument returns it with created=false when
@@ -45,43 +59,34 @@ func nullable(s string) any {
 // duplicate_message_id when it differs. The unique index decides under
 // concurrent uploads, so exactly one row is ever written.
 func (s *Store) CreateDocument(ctx context.Context, d document.Document, job OutboxRow) (document.Document, bool, error) {
-	var out document.Document
-	var created bool
-	err := s.WithTx(ctx, func(tx *Store) error {
-		const q = `INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
-				template, party_id, result_mode, source_path, state)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-			ON CONFLICT (client_id, message_id) DO NOTHING
-			RETURNING ` + documentColumns
-		row := tx.db.QueryRow(ctx, q, d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
-			d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath),
-			document.StateReceived)
-		got, err := scanDocument(row)
-		if err == pgx.ErrNoRows {
-			existing, err := tx.DocumentByMessageID(ctx, d.ClientID, d.MessageID)
-			if err != nil {
-				return err
-			}
-			if !bytes.Equal(existing.FileSHA256, d.FileSHA256) {
-				return document.CodedErrorf(document.EINVALID, "duplicate_message_id",
-					"message_id %q was already used for a different file", d.MessageID)
-			}
-			out = existing
-			return nil
-		}
-		if err != nil {
-			return translate(err, "insert document")
-		}
-		if err := tx.appendEvent(ctx, got.ID, "", document.StateReceived, "", "ingest", ""); err != nil {
-			return err
-		}
-		if err := tx.AddOutbox(ctx, job); err != nil {
-			return err
-		}
-		out, created = got, true
-		return nil
-	})
-	return out, created, err
+	ob, err := newOutboxBatch([]OutboxRow{job})
+	if err != nil {
+		return document.Document{}, false, err
+	}
+	// One statement (one round trip, atomic without BEGIN/COMMIT): the row,
+	// its creating event and the processor's job are written together or
+	// not at all, and only when the row is new.
+	args := append([]any{d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
+		d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath),
+		document.StateReceived}, ob.args()...)
+	got, err := scanDocument(s.db.QueryRow(ctx, createDocumentSQL, args...))
+	if err == nil {
+		return got, true, nil
+	}
+	if err != pgx.ErrNoRows {
+		return document.Document{}, false, translate(err, "insert document")
+	}
+	// The message id is taken. ON CONFLICT waited for the row's writer to
+	// commit, so this later statement sees it.
+	existing, err := s.DocumentByMessageID(ctx, d.ClientID, d.MessageID)
+	if err != nil {
+		return document.Document{}, false, err
+	}
+	if !bytes.Equal(existing.FileSHA256, d.FileSHA256) {
+		return document.Document{}, false, document.CodedErrorf(document.EINVALID, "duplicate_message_id",
+			"message_id %q was already used for a different file", d.MessageID)
+	}
+	return existing, false, nil
 }
 
 // DocumentByMessageID returns the client's document with that message id.
@@ -162,6 +167,22 @@ type Change struct {
 	Outbox []OutboxRow
 }
 
+// transitionSQL is Transition's single statement.
+var transitionSQL = `WITH upd AS (
+		UPDATE documents SET state = $3,
+			status_reason = CASE WHEN $4::boolean THEN $5::text ELSE status_reason END,
+			result_path = coalesce($6, result_path),
+			result_json_path = coalesce($7, result_json_path),
+			document_date = coalesce($8::date, document_date),
+			attempts = attempts + $9,
+			updated_at = now()
+		WHERE id = $1 AND state = $2
+		RETURNING *),
+	ev AS (INSERT INTO document_events (document_id, from_state, to_state, reason, actor, detail)
+		SELECT id, $2, $3, status_reason, $10, $11 FROM upd),
+	ob AS (` + outboxInsert + ` FROM upd, ` + outboxUnnest(12) + `)
+	SELECT ` + documentColumns + ` FROM upd`
+
 // Transition applies c as a compare-and-set on the document's current state,
 // appends the event and writes c.Outbox, all in one transaction.
 //
@@ -173,55 +194,44 @@ func (s *Store) Transition(ctx context.Context, c Change) (document.Document, er
 	if err := document.CheckTransition(c.From, c.To); err != nil {
 		return document.Document{}, err
 	}
-	var out document.Document
-	err := s.WithTx(ctx, func(tx *Store) error {
-		var reason any = nil
-		setReason := c.Reason != nil
-		if setReason && *c.Reason != "" {
-			reason = string(*c.Reason)
-		}
-		var date any
-		if c.DocumentDate != nil {
-			date = c.DocumentDate.Format(time.DateOnly)
-		}
-		inc := 0
-		if c.CountAttempt {
-			inc = 1
-		}
-		const q = `UPDATE documents SET state = $3,
-				status_reason = CASE WHEN $4::boolean THEN $5::text ELSE status_reason END,
-				result_path = coalesce($6, result_path),
-				result_json_path = coalesce($7, result_json_path),
-				document_date = coalesce($8::date, document_date),
-				attempts = attempts + $9,
-				updated_at = now()
-			WHERE id = $1 AND state = $2
-			RETURNING ` + documentColumns
-		row := tx.db.QueryRow(ctx, q, c.DocumentID, c.From, c.To, setReason, reason, c.ResultPath, c.ResultJSONPath, date, inc)
-		d, err := scanDocument(row)
-		if err == pgx.ErrNoRows {
-			cur, err := tx.Document(ctx, c.DocumentID)
-			if err != nil {
-				return err
-			}
-			return document.Errorf(document.ECONFLICT, "document %s is %s, not %s", c.DocumentID, cur.State, c.From)
-		}
+	ob, err := newOutboxBatch(c.Outbox)
+	if err != nil {
+		return document.Document{}, err
+	}
+	var reason any = nil
+	setReason := c.Reason != nil
+	if setReason && *c.Reason != "" {
+		reason = string(*c.Reason)
+	}
+	var date any
+	if c.DocumentDate != nil {
+		date = c.DocumentDate.Format(time.DateOnly)
+	}
+	inc := 0
+	if c.CountAttempt {
+		inc = 1
+	}
+	// One statement: the compare-and-set, its event (with the reason the
+	// row has afterwards) and the outbox rows, written only when the
+	// compare-and-set matched. A single statement is atomic on its own, so
+	// this needs no BEGIN/COMMIT round trips, and inside WithTx it joins
+	// the caller's transaction.
+	args := append([]any{c.DocumentID, c.From, c.To, setReason, reason, c.ResultPath, c.ResultJSONPath, date, inc,
+		c.Actor, nullable(c.Detail)}, ob.args()...)
+	d, err := scanDocument(s.db.QueryRow(ctx, transitionSQL, args...))
+	if err == pgx.ErrNoRows {
+		// Only the failure path reads the row again, to tell a lost
+		// compare-and-set from an unknown document.
+		cur, err := s.Document(ctx, c.DocumentID)
 		if err != nil {
-			return translate(err, "transition")
+			return document.Document{}, err
 		}
-		evReason := d.StatusReason
-		if err := tx.appendEvent(ctx, d.ID, c.From, c.To, evReason, c.Actor, c.Detail); err != nil {
-			return err
-		}
-		for _, m := range c.Outbox {
-			if err := tx.AddOutbox(ctx, m); err != nil {
-				return err
-			}
-		}
-		out = d
-		return nil
-	})
-	return out, err
+		return document.Document{}, document.Errorf(document.ECONFLICT, "document %s is %s, not %s", c.DocumentID, cur.State, c.From)
+	}
+	if err != nil {
+		return document.Document{}, translate(err, "transition")
+	}
+	return d, nil
 }
 
 // RecordEvent appends an event that does not change the state (for example
@@ -262,22 +272,59 @@ func (s *Store) Events(ctx context.Context, documentID string) ([]document.Event
 // AddOutbox writes one outbox row (normally inside a WithTx together with
 // the state change it announces).
 func (s *Store) AddOutbox(ctx context.Context, m OutboxRow) error {
-	if m.Subject == "" || m.MsgID == "" {
-		return fmt.Errorf("outbox row needs subject and msg id")
+	ob, err := newOutboxBatch([]OutboxRow{m})
+	if err != nil {
+		return err
 	}
-	if m.Payload == nil {
-		m.Payload = []byte{} // the column is NOT NULL; an empty job body is legal
-	}
-	var headers any
-	if len(m.Headers) > 0 {
-		headers = m.Headers
-	}
-	if _, err := s.db.Exec(ctx, `INSERT INTO outbox (subject, msg_id, payload, headers) VALUES ($1, $2, $3, $4)`,
-		m.Subject, m.MsgID, m.Payload, headers); err != nil {
+	if _, err := s.db.Exec(ctx, outboxInsert+` FROM `+outboxUnnest(1), ob.args()...); err != nil {
 		return translate(err, "add outbox")
 	}
 	return nil
 }
+
+// outboxInsert and outboxUnnest write a batch of outbox rows inside another
+// statement: outboxInsert + " FROM <driving row>, " + outboxUnnest(n), with
+// the batch's four arrays as parameters $n…$n+3 (outboxBatch.args).
+const outboxInsert = `INSERT INTO outbox (subject, msg_id, payload, headers)
+	SELECT o.subject, o.msg_id, o.payload, o.headers::jsonb`
+
+func outboxUnnest(n int) string {
+	return fmt.Sprintf(`unnest($%d::text[], $%d::text[], $%d::bytea[], $%d::text[]) AS o(subject, msg_id, payload, headers)`,
+		n, n+1, n+2, n+3)
+}
+
+// outboxBatch is outbox rows as column arrays.
+type outboxBatch struct {
+	subjects, msgIDs []string
+	payloads         [][]byte
+	headers          []*string // JSON objects; nil for none
+}
+
+func newOutboxBatch(rows []OutboxRow) (outboxBatch, error) {
+	var b outboxBatch
+	for _, m := range rows {
+		if m.Subject == "" || m.MsgID == "" {
+			return b, fmt.Errorf("outbox row needs subject and msg id")
+		}
+		if m.Payload == nil {
+			m.Payload = []byte{} // the column is NOT NULL; an empty job body is legal
+		}
+		var h *string
+		if len(m.Headers) > 0 {
+			raw, err := json.Marshal(m.Headers)
+			if err != nil {
+				return b, fmt.Errorf("outbox headers: %w", err)
+			}
+			js := string(raw)
+			h = &js
+		}
+		b.subjects, b.msgIDs = append(b.subjects, m.Subject), append(b.msgIDs, m.MsgID)
+		b.payloads, b.headers = append(b.payloads, m.Payload), append(b.headers, h)
+	}
+	return b, nil
+}
+
+func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payloads, b.headers} }
 
 // RelayOutbox claims up to limit unsent rows with FOR UPDATE SKIP LOCKED (so
 // several relays share the work without blocking), calls publish for each in
@@ -285,12 +332,18 @@ func (s *Store) AddOutbox(ctx context.Context, m OutboxRow) error {
 // the batch; rows published before it are still marked. If the process dies
 // between publish and commit, the rows are published again later with the
 // same MsgID and the broker's dedup window drops the copy.
+//
+// The claim marks the batch sent in the same statement (the row locks are
+// held until the commit either way), so a batch costs BEGIN, one UPDATE …
+// RETURNING and COMMIT; only a publish error adds a statement, which gives
+// the unpublished rows back.
 func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, m OutboxRow) error) (int, error) {
 	var marked int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers FROM outbox WHERE sent_at IS NULL
-			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		rows, err := tx.db.Query(ctx, `UPDATE outbox SET sent_at = now() WHERE id IN (
+				SELECT id FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING id, subject, msg_id, payload, headers`, limit)
 		if err != nil {
 			return translate(err, "claim outbox")
 		}
@@ -307,21 +360,22 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 		if err := rows.Err(); err != nil {
 			return translate(err, "claim outbox")
 		}
-		var ids []int64
-		for _, m := range batch {
+		// RETURNING comes in no particular order; publish in id order.
+		slices.SortFunc(batch, func(a, b OutboxRow) int { return cmp.Compare(a.ID, b.ID) })
+		for i, m := range batch {
 			if err := publish(ctx, m); err != nil {
 				pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, err)
+				var unsent []int64
+				for _, r := range batch[i:] {
+					unsent = append(unsent, r.ID)
+				}
+				if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = NULL WHERE id = ANY($1)`, unsent); err != nil {
+					return translate(err, "unmark outbox")
+				}
 				break
 			}
-			ids = append(ids, m.ID)
+			marked++
 		}
-		if len(ids) == 0 {
-			return nil
-		}
-		if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = now() WHERE id = ANY($1)`, ids); err != nil {
-			return translate(err, "mark outbox")
-		}
-		marked = len(ids)
 		return nil
 	})
 	if err != nil {

@@ -21,7 +21,32 @@ type Processing struct {
 	Deferrals int
 	// RetryAt is when a deferred document is due again (nil otherwise).
 	RetryAt *time.Time
+	// Attempt is the document's processing attempt (see CurrentAttempt);
+	// ProcessingDocument fills it, Processing leaves it 0.
+	Attempt int
 }
+
+// ProcessingDocument returns a document with its bookkeeping and current
+// attempt in one read: what a processor needs to decide about a job.
+// Returns ENOTFOUND for an unknown id.
+func (s *Store) ProcessingDocument(ctx context.Context, documentID string) (document.Document, Processing, error) {
+	var p Processing
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+`, process_seq, failures, deferrals, retry_at, attempt
+		FROM documents WHERE id = $1`, documentID)
+	d, err := scanDocument(scanFunc(func(dest ...any) error {
+		return row.Scan(append(dest, &p.ProcessSeq, &p.Failures, &p.Deferrals, &p.RetryAt, &p.Attempt)...)
+	}))
+	if err != nil {
+		return d, p, notFound(err, "document %s not found", documentID)
+	}
+	return d, p, nil
+}
+
+// scanFunc is a pgx.Row that scans with a function (to extend a row's
+// destinations).
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // Processing returns a document's bookkeeping. Returns ENOTFOUND for an
 // unknown id.

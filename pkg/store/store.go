@@ -4,7 +4,8 @@
 //
 // Every state change goes through Transition, which checks the domain's
 // transition table and does a compare-and-set on the current state in the
-// same transaction that appends the event (and, optionally, an outbox row).
+// same statement that appends the event (and, optionally, outbox rows): one
+// round trip per state change (BENCHMARKS.md counts them per document).
 // pgx errors never leave this package: they are translated to
 // document.Error kinds (ENOTFOUND, ECONFLICT, EUNAVAILABLE).
 package store

@@ -327,15 +327,22 @@ func (t *Templates) Pin(ctx context.Context, doc document.Document, actor string
 	if err != nil {
 		return nil, store.AttemptTemplate{}, err
 	}
-	pin, err := t.st.Attempt(ctx, doc.ID, n)
-	if document.ErrorKind(err) == document.ENOTFOUND {
-		cur, ok := t.Current(doc.ClientID, doc.Template)
-		if !ok {
-			return nil, store.AttemptTemplate{}, fmt.Errorf("%w: %s is not served to client %s (unknown, deleted or disabled)",
-				ErrTemplateUnavailable, doc.Template, doc.ClientID)
-		}
+	return t.PinAttempt(ctx, doc, n, actor)
+}
+
+// PinAttempt is Pin for a caller that has read the document's current
+// attempt n already (store.ProcessingDocument): one statement when the
+// template is served, which pins it or returns the attempt's earlier pin.
+func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
+	var pin store.AttemptTemplate
+	var err error
+	if cur, ok := t.Current(doc.ClientID, doc.Template); ok {
 		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, TemplateID: cur.TemplateID,
 			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256}, doc.State, actor)
+	} else if pin, err = t.st.Attempt(ctx, doc.ID, n); document.ErrorKind(err) == document.ENOTFOUND {
+		// Not served now and not pinned before: nothing to run.
+		return nil, store.AttemptTemplate{}, fmt.Errorf("%w: %s is not served to client %s (unknown, deleted or disabled)",
+			ErrTemplateUnavailable, doc.Template, doc.ClientID)
 	}
 	if err != nil {
 		return nil, store.AttemptTemplate{}, err

@@ -98,7 +98,9 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	default:
 		return nil
 	}
-	doc, err := d.store.Document(ctx, dv.DocumentID)
+	// The document and its client in one read: the client is needed for
+	// every delivery that goes out, which is nearly all of them.
+	doc, client, err := d.store.DocumentWithClient(ctx, dv.DocumentID)
 	if err != nil {
 		if document.ErrorKind(err) == document.ENOTFOUND {
 			return queue.Permanent(err)
@@ -112,10 +114,6 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		detail := fmt.Sprintf("document is %s now", doc.State)
 		d.metrics.deliveries.WithLabelValues(string(dv.Status), "superseded").Inc()
 		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySuperseded, nil, detail)
-	}
-	client, err := d.store.Client(ctx, dv.ClientID)
-	if err != nil {
-		return err
 	}
 	if !client.WebhookEnabled {
 		// Parked: due at once, but the scheduler skips disabled clients
@@ -304,8 +302,10 @@ func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc docum
 			return err
 		}
 		d.metrics.deliveries.WithLabelValues(string(dv.Status), "delivered").Inc()
-		if doc, err = d.store.Document(ctx, doc.ID); err != nil {
-			return err
+		if len(changes) > 0 {
+			// The compare-and-set succeeded: the row is in the new state
+			// now, no need to read it again.
+			doc.State = changes[0].To
 		}
 		return d.finish(ctx, dv, doc)
 	}

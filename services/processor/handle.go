@@ -85,7 +85,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	ctx, span := observability.StartJobSpan(ctx, dl.Header, "github.com/docintake/docintake/services/processor",
 		"processor process", attribute.String("docintake.log_id", job.GetLogId()))
 	defer span.End()
-	doc, err := w.st.Document(ctx, job.GetDocumentId())
+	doc, pr, err := w.st.ProcessingDocument(ctx, job.GetDocumentId())
 	if document.ErrorKind(err) == document.ENOTFOUND {
 		w.metrics.job(outInvalid)
 		return queue.Permanent(err)
@@ -101,11 +101,6 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		w.metrics.job(outDuplicate)
 		return nil
 	}
-	pr, err := w.st.Processing(ctx, doc.ID)
-	if err != nil {
-		w.metrics.job(outRetry)
-		return err
-	}
 	if int(job.GetAttempt()) < pr.ProcessSeq {
 		log.Debug("superseded job dropped", zap.Int("current", pr.ProcessSeq))
 		w.metrics.job(outSuperseded)
@@ -115,7 +110,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	// The attempt's template version is resolved once, here, and used for
 	// everything that follows: a push during processing, or a second
 	// processor working on the same document, cannot mix versions.
-	v, _, err := w.templates.Pin(ctx, doc, actor)
+	v, _, err := w.templates.PinAttempt(ctx, doc, pr.Attempt, actor)
 	if err != nil {
 		if errors.Is(err, system.ErrTemplateUnavailable) {
 			return w.failed(ctx, log, doc, dl, &failure{"template", err})
