@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -311,7 +312,7 @@ func TestStatementsPerDocument(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("ingest did not start")
 	}
-	waitReady(t, api)
+	standalonetest.WaitReady(t, api)
 
 	counter.reset()
 	keys := []string{"rtclient", hex.EncodeToString(sum[:])}

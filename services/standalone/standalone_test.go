@@ -3,6 +3,7 @@ package standalone_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"io"
 	"net"
 	"net/http"
@@ -104,26 +105,8 @@ func start(t testing.TB, env map[string]string) *system {
 		}
 	}
 	t.Cleanup(func() { require.NoError(t, s.stop()) })
-	waitReady(t, s.url)
+	standalonetest.WaitReady(t, s.url)
 	return s
-}
-
-func waitReady(t testing.TB, url string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(url + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/readyz not ready: %v", url, err)
-		}
-		time.Sleep(50 * time.Millisecond) // polling an external process's readiness, not waiting for an event
-	}
 }
 
 func upload(t *testing.T, url, messageID string, pdf []byte) map[string]any {

@@ -86,11 +86,12 @@ func Start(t testing.TB, env map[string]string) *System {
 		}
 	})
 	s := &System{URL: "http://" + addr, DatabaseURL: base["INTAKE_DATABASE_URL"]}
-	waitReady(t, s.URL)
+	WaitReady(t, s.URL)
 	return s
 }
 
-func waitReady(t testing.TB, url string) {
+// WaitReady polls url/readyz until it answers 200, failing t after 30 s.
+func WaitReady(t testing.TB, url string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
