@@ -2,9 +2,11 @@ package pdftext
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -124,17 +126,100 @@ func Attachments(ctx context.Context, pdf []byte, lim AttachmentLimits) ([]Attac
 }
 
 // mayHaveAttachments is a byte scan that spares pdfdetach's process start
-// for the many PDFs that cannot carry an attachment: an embedded file is a
-// stream, and streams are never inside object streams, so its dictionary
-// (usually /Type /EmbeddedFile) and its file specification's /EF key are
-// in the file as plain bytes unless the PDF has object streams, in which
-// case pdfdetach always runs. A PDF that spells these names with #-escapes
-// only hides its own attachment: its text is read.
+// for the many PDFs that cannot carry an attachment. Every way to attach a
+// file (the EmbeddedFiles name tree, /AF, file attachment annotations) goes
+// through a file specification with an /EF key, and an embedded file is a
+// stream, usually typed /EmbeddedFile. Those names are in the file as plain
+// bytes, or, since PDF 1.5, inside an object stream: such streams are
+// inflated (bounded) and scanned too. Only a stream this scan cannot read
+// (another filter, corrupt or encrypted data, over the bound) leaves the
+// decision to pdfdetach. A PDF that spells these names with #-escapes only
+// hides its own attachment: its text is read.
 func mayHaveAttachments(pdf []byte) bool {
-	for _, s := range [][]byte{[]byte("EmbeddedFile"), []byte("/EF"), []byte("/ObjStm")} {
-		if bytes.Contains(pdf, s) {
+	if mentionsAttachment(pdf) {
+		return true
+	}
+	found, ok := objectStreamsMention(pdf, maxObjStmInflated)
+	return found || !ok
+}
+
+var attachmentNames = [][]byte{[]byte("EmbeddedFile"), []byte("/EF")}
+
+func mentionsAttachment(b []byte) bool {
+	for _, s := range attachmentNames {
+		if bytes.Contains(b, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// maxObjStmInflated bounds what objectStreamsMention inflates per PDF: object
+// streams hold small dictionaries, not content; past this the scan gives up
+// and pdfdetach decides.
+const maxObjStmInflated = 16 << 20
+
+// objectStreamsMention inflates the PDF's object streams (/Type /ObjStm,
+// FlateDecode without parameters) and reports whether one mentions an
+// attachment name. ok is false when a stream could not be read, so the
+// caller cannot rule attachments out.
+func objectStreamsMention(pdf []byte, budget int64) (found, ok bool) {
+	rest := pdf
+	for {
+		i := bytes.Index(rest, []byte("/ObjStm"))
+		if i < 0 {
+			return false, true
+		}
+		// The stream's dictionary runs from the last "<<" before the
+		// name to the "stream" keyword after it.
+		open := bytes.LastIndex(rest[:i], []byte("<<"))
+		kw := bytes.Index(rest[i:], []byte("stream"))
+		if open < 0 || kw < 0 || kw > 4096 {
+			return false, false
+		}
+		dict := rest[open : i+kw]
+		if !bytes.Contains(dict, []byte("/FlateDecode")) || bytes.Contains(dict, []byte("/DecodeParms")) ||
+			bytes.Contains(dict, []byte("/Filter [")) || bytes.Contains(dict, []byte("/Filter[")) {
+			return false, false
+		}
+		start := i + kw + len("stream")
+		if bytes.HasPrefix(rest[start:], []byte("\r\n")) {
+			start += 2
+		} else if bytes.HasPrefix(rest[start:], []byte("\n")) {
+			start++
+		}
+		end := bytes.Index(rest[start:], []byte("endstream"))
+		if end < 0 {
+			return false, false
+		}
+		data, err := inflate(rest[start:start+end], budget)
+		if err != nil {
+			return false, false
+		}
+		budget -= int64(len(data))
+		if mentionsAttachment(data) {
+			return true, true
+		}
+		rest = rest[start+end:]
+	}
+}
+
+// inflate decompresses zlib data up to limit bytes; more is an error.
+func inflate(b []byte, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		return nil, errors.New("object streams over the inflate bound")
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	if int64(len(out)) > limit {
+		return nil, errors.New("object streams over the inflate bound")
+	}
+	return out, err
 }
