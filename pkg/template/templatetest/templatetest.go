@@ -6,9 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -64,27 +62,25 @@ func PDFText(t testing.TB, path string) string {
 	return txt.String()
 }
 
-// AreaFunc crops a region of the PDF at path with pdftotext, as
-// invoice2data's area option does (-f -l -r -x -y -W -H -layout).
+// AreaFunc crops a region of the PDF at path through the pdftotext engine's
+// ExtractRegion, the path the processor and intakectl take (invoice2data's
+// -f -l -r -x -y -W -H -layout), so the golden test exercises it.
 func AreaFunc(path string) template.AreaFunc {
 	return func(ctx context.Context, a template.Area) (string, error) {
-		args := []string{"-layout", "-enc", "UTF-8"}
-		add := func(flag string, v int) {
-			if v != 0 {
-				args = append(args, flag, strconv.Itoa(v))
-			}
-		}
-		add("-f", a.FirstPage)
-		add("-l", a.LastPage)
-		add("-r", a.Resolution)
-		add("-x", a.X)
-		add("-y", a.Y)
-		add("-W", a.W)
-		add("-H", a.H)
-		out, err := exec.CommandContext(ctx, "pdftotext", append(args, path, "-")...).Output()
+		data, err := os.ReadFile(path)
 		if err != nil {
-			return "", fmt.Errorf("pdftotext area: %w", err)
+			return "", err
 		}
-		return string(out), nil
+		engineOnce.Do(func() {
+			engine, engineErr = pdftext.New(pdftext.Options{Engine: pdftext.EnginePdftotext})
+		})
+		if engineErr != nil {
+			return "", fmt.Errorf("templatetest: pdftotext engine: %w", engineErr)
+		}
+		t, err := engine.ExtractRegion(ctx, data, pdftext.Region(a))
+		if err != nil {
+			return "", err
+		}
+		return t.String(), nil
 	}
 }
