@@ -589,7 +589,15 @@ func (t *Template) item(row *Object, i int) (order.Item, []string) {
 		errs = append(errs, fmt.Sprintf("field lines[%d].price_basis_quantity: a price per 0 units", i))
 		it.PriceBasisQuantity = ""
 	}
-	if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" {
+	if _, printed := row.raw["tax_rate"]; !printed {
+		v, _ := row.Get("tax_rate")
+		// A typed value (an attached order's canonical decimal) needs no
+		// separator, as rowAmount reads the other numbers.
+		if f, isFloat := v.(Float); isFloat {
+			it.TaxRate, _ = decimalOf(f)
+		}
+	}
+	if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" && it.TaxRate == "" {
 		d, err := ParseAmount(tr, vf.DecimalSeparator)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("field lines[%d].tax_rate: %v", i, err))

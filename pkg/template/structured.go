@@ -128,11 +128,9 @@ func (s *Set) RunStructured(ctx context.Context, doc *Structured, opts RunOption
 		res.printedCurrency = src.Currency // the attachment states it
 	}
 	run.Result = res
-	// The attachment's numbers are canonical decimals (a point, no
-	// grouping), whatever the template's printed convention is.
-	ct := *t
-	ct.Options.DecimalSeparator = "."
-	o, out, err := ct.Order(ctx, res, opts.Mapper, opts.Mode, run.Trace)
+	// The attachment's numbers are typed canonical decimals: Order reads
+	// them without the template's printed separator.
+	o, out, err := t.Order(ctx, res, opts.Mapper, opts.Mode, run.Trace)
 	if o != nil {
 		// What the canonical field names cannot carry without loss comes
 		// from the attachment itself (mappings never write these).
@@ -146,7 +144,6 @@ func (s *Set) RunStructured(ctx context.Context, doc *Structured, opts RunOption
 		if len(o.Items) == len(src.Items) {
 			for i := range o.Items {
 				o.Items[i].Remarks = src.Items[i].Remarks
-				o.Items[i].TaxRate = src.Items[i].TaxRate
 			}
 		}
 	}
