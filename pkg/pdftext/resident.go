@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -166,7 +165,7 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 		slots:    make(chan struct{}, max(opts.Workers, 1)),
 	}
 	if os.Geteuid() == 0 {
-		p.nobody = nobodyCredential()
+		p.nobody = helperCredential() // the same account as the one-shot helpers
 		if !othersCanExec(bin) {
 			// A checkout under /root: nobody cannot reach the binary.
 			// Run a copy from a root-owned directory others may only
@@ -229,21 +228,6 @@ func copyExecutable(bin string) (dir, copied string, err error) {
 		return "", "", fmt.Errorf("resident: copy helper: %w", err)
 	}
 	return dir, copied, nil
-}
-
-// nobodyCredential is the unprivileged account helpers run as under root:
-// nobody/nogroup from the user database, 65534 where there is none.
-func nobodyCredential() *syscall.Credential {
-	c := &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
-	if u, err := user.Lookup("nobody"); err == nil {
-		if uid, err := strconv.ParseUint(u.Uid, 10, 32); err == nil {
-			c.Uid = uint32(uid)
-		}
-		if gid, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
-			c.Gid = uint32(gid)
-		}
-	}
-	return c
 }
 
 // extract runs one request on a helper under ctx (already carrying the
@@ -599,7 +583,13 @@ func (h *helper) failure(readErr error) string {
 // other failure leaves it unusable and the caller kills it.
 func (h *helper) request(ctx context.Context, header string, pdf []byte, maxOut int64, afterWrite func(context.Context, int)) (t *Text, reusable bool, err error) {
 	stop := context.AfterFunc(ctx, h.kill)
-	defer stop()
+	defer func() {
+		// A deadline that fires after the answer was read still kills the
+		// helper: it must not go back to the pool.
+		if !stop() {
+			reusable = false
+		}
+	}()
 	frame := make([]byte, 4, 4+len(header)+1)
 	binary.BigEndian.PutUint32(frame, uint32(len(header)+1+len(pdf)))
 	frame = append(append(frame, header...), '\n')

@@ -168,8 +168,8 @@ func TestResidentSandbox(t *testing.T) {
 
 	uid := regexp.MustCompile(`(?m)^Uid:\s+(\d+)`).FindStringSubmatch(proc("status"))[1]
 	if os.Geteuid() == 0 {
-		require.Equal(t, strconv.Itoa(int(nobodyCredential().Uid)), uid, "a helper started by root runs as nobody")
-		require.EqualValues(t, nobodyCredential().Uid, fi.Sys().(*syscall.Stat_t).Uid, "the private dir belongs to the helper")
+		require.Equal(t, strconv.Itoa(int(helperCredential().Uid)), uid, "a helper started by root runs as nobody")
+		require.EqualValues(t, helperCredential().Uid, fi.Sys().(*syscall.Stat_t).Uid, "the private dir belongs to the helper")
 	} else {
 		require.Equal(t, strconv.Itoa(os.Getuid()), uid)
 	}
