@@ -76,18 +76,20 @@ func (q jobQueue) waitingProcess(ctx context.Context, prefix string) ([]string, 
 // waitingDeliver returns the document ids of deliver jobs still in the
 // stream, delivered or not (a job put back because its client had no free
 // slot has no delivery row yet, and must not be sent twice).
-func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) ([]string, error) {
+// complete is false when the stream could not be read to its end: the
+// list then misses jobs, and nothing may be re-sent on its strength.
+func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) (ids []string, complete bool, err error) {
 	if q.js == nil {
-		return nil, nil
+		return nil, true, nil
 	}
-	waiting, _, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
-	ids := make([]string, 0, len(waiting))
+	waiting, complete, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
+	ids = make([]string, 0, len(waiting))
 	for _, j := range waiting {
 		if job, perr := jobs.ParseDeliver(j.Data); perr == nil {
 			ids = append(ids, job.GetDocumentId())
 		}
 	}
-	return ids, err
+	return ids, complete && err == nil, err
 }
 
 // sweep re-enqueues documents in received whose state has not moved for
@@ -122,9 +124,12 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue
 
 // sweepUndelivered re-enqueues lost deliver jobs (see sweep).
 func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
-	waiting, err := q.waitingDeliver(ctx, w.prefix)
-	if err != nil {
-		w.log.Warn("sweep: queued deliver jobs unknown", zap.Error(err))
+	waiting, complete, err := q.waitingDeliver(ctx, w.prefix)
+	if !complete {
+		// A deliver job we could not see may still be queued: sending a
+		// new one would call the client twice under two webhook-ids.
+		w.log.Warn("sweep: queued deliver jobs unknown; lost deliver jobs are swept next time", zap.Error(err))
+		return 0, nil
 	}
 	return w.sweepBatches(ctx, "re-enqueued lost deliver job", func(now time.Time) ([]document.Document, error) {
 		return w.st.SweepUndelivered(ctx, now.Add(-stuckAfter), waiting, 100, "sweeper",
