@@ -6,9 +6,9 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/docintake/docintake/pkg/opentrans"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // Limits of the XML reader. Real Order-X, Factur-X and UBL documents nest
@@ -45,7 +45,7 @@ func parseXML(ctx context.Context, data []byte) (*elem, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
-	d.CharsetReader = charsetReader
+	d.CharsetReader = opentrans.CharsetReader // mislabelled UTF-8 and Windows-1252 too
 	var root *elem
 	var stack []*elem
 	var text []*strings.Builder
@@ -112,26 +112,6 @@ func parseXML(ctx context.Context, data []byte) (*elem, error) {
 		return nil, errors.New("xml: unexpected end of document")
 	}
 	return root, nil
-}
-
-// charsetReader accepts the encodings the standards allow besides UTF-8
-// (ISO-8859-1 appears in older ZUGFeRD files); anything else is refused.
-func charsetReader(label string, in io.Reader) (io.Reader, error) {
-	switch strings.ToLower(label) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
-		return in, nil
-	case "iso-8859-1", "latin1", "iso_8859-1":
-		b, err := io.ReadAll(in)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]byte, 0, len(b)+len(b)/8)
-		for _, c := range b {
-			out = utf8.AppendRune(out, rune(c))
-		}
-		return bytes.NewReader(out), nil
-	}
-	return nil, fmt.Errorf("unsupported encoding %q", label)
 }
 
 // kid returns the first child with local name name (nil when there is none;

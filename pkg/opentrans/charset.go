@@ -8,14 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// charsetReader lets Read accept documents declared as ISO-8859-1, Latin-1,
+// CharsetReader (an xml.Decoder.CharsetReader) lets Read, and the readers of
+// attached business documents, accept documents declared as ISO-8859-1, Latin-1,
 // Windows-1252 or ISO-8859-15 besides UTF-8 (encoding/xml alone only reads
 // UTF-8). Partner files are often mislabelled: the official openTRANS samples
 // declare ISO-8859-1 and are UTF-8. So a document whose bytes are valid UTF-8
 // is read as UTF-8 whatever it declares; otherwise the declared single-byte
 // charset applies. ISO-8859-1 is read as Windows-1252, as browsers do: the
 // two differ only in C1 control codes, which documents never mean.
-func charsetReader(label string, input io.Reader) (io.Reader, error) {
+func CharsetReader(label string, input io.Reader) (io.Reader, error) {
 	var table *[32]rune
 	switch strings.ToLower(strings.TrimSpace(label)) {
 	case "utf-8", "utf8", "us-ascii", "ascii":

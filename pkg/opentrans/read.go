@@ -33,7 +33,7 @@ var ErrUnsupported = errors.New("unsupported openTRANS document type")
 // unless it names the supplier). Document types other than the three, and
 // elements the model has no field for, are not read.
 //
-// Documents may be UTF-8 or one of the single-byte charsets charsetReader
+// Documents may be UTF-8 or one of the single-byte charsets CharsetReader
 // names.
 //
 // Returns EINVALID for input that is not well-formed XML or holds a number
@@ -41,7 +41,7 @@ var ErrUnsupported = errors.New("unsupported openTRANS document type")
 // document types.
 func Read(r io.Reader) (*order.Order, error) {
 	dec := xml.NewDecoder(r)
-	dec.CharsetReader = charsetReader
+	dec.CharsetReader = CharsetReader
 	start, err := rootElement(dec)
 	if err != nil {
 		return nil, err
