@@ -336,9 +336,16 @@ func (t *Templates) Pin(ctx context.Context, doc document.Document, actor string
 func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
 	var pin store.AttemptTemplate
 	var err error
-	if cur, ok := t.Current(doc.ClientID, doc.Template); ok {
+	cur, ok := t.Current(doc.ClientID, doc.Template)
+	if ok {
 		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, TemplateID: cur.TemplateID,
 			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256}, doc.State, actor)
+		if err == nil && pin.TemplateID == cur.TemplateID && pin.Version == cur.Number {
+			// The usual case: the pin is the served version, already
+			// compiled; no lock, so a reload's queries never hold up a
+			// document.
+			return cur, pin, nil
+		}
 	} else if pin, err = t.st.Attempt(ctx, doc.ID, n); document.ErrorKind(err) == document.ENOTFOUND {
 		// Not served now and not pinned before: nothing to run.
 		return nil, store.AttemptTemplate{}, fmt.Errorf("%w: %s is not served to client %s (unknown, deleted or disabled)",
