@@ -491,12 +491,14 @@ func ReadSamples(dir string) ([]store.TemplateSample, error) {
 }
 
 // SampleText reads sample documents for RunSamples: .txt files as they are,
-// PDFs with the default engine (pdftotext where installed, as the
-// services), started on the first PDF. Safe for concurrent use; Close
-// stops the engine.
+// PDFs with an engine of Options, started on the first PDF. Set Options to
+// PDFOptions(cfg) so samples are read as the processor reads documents;
+// the zero value uses pdftext.DefaultOptions. Safe for concurrent use;
+// Close stops the engine.
 type SampleText struct {
-	mu  sync.Mutex
-	eng pdftext.Engine
+	Options *pdftext.Options
+	mu      sync.Mutex
+	eng     pdftext.Engine
 }
 
 // Text implements samples.TextFunc.
@@ -506,7 +508,11 @@ func (s *SampleText) Text(ctx context.Context, name string, content []byte) (str
 	}
 	s.mu.Lock()
 	if s.eng == nil {
-		e, err := pdftext.New(pdftext.DefaultOptions())
+		opts := pdftext.DefaultOptions()
+		if s.Options != nil {
+			opts = *s.Options
+		}
+		e, err := pdftext.New(opts)
 		if err != nil {
 			s.mu.Unlock()
 			return "", err

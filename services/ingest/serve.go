@@ -45,7 +45,8 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.
-	sampleText := &system.SampleText{}
+	pdfOpts := system.PDFOptions(cfg) // samples are read as the processor reads documents
+	sampleText := &system.SampleText{Options: &pdfOpts}
 	defer func() { _ = sampleText.Close() }()
 	srv.EnableTemplates(d.Store, sampleText.Text)
 	srv.EnableReprocess(d.Store)

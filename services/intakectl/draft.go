@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/system"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +35,12 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, draftUsage)
 		return 2
 	}
-	opts := pdftext.DefaultOptions()
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	// The samples' expected JSON is read as the processor will read orders.
+	opts := system.PDFOptions(cfg)
 	opts.Engine = *engine
 	var eng pdftext.Engine
 	defer func() {
@@ -57,7 +64,7 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 	if fi, err := os.Stat(path); path == "" || err == nil && fi.IsDir() {
 		path = filepath.Join(path, d.Name+".yml") // a directory: NAME.yml in it
 	}
-	dir := strings.TrimSuffix(path, filepath.Ext(path)) + ".samples"
+	dir := system.SamplesDir(path)
 	if !*force {
 		for _, p := range []string{path, dir} {
 			if _, err := os.Stat(p); err == nil {

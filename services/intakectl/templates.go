@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/docintake/docintake/pkg/config"
 	"os"
 	"path/filepath"
 	"sort"
@@ -116,7 +117,13 @@ func (c checked) failed() bool { return c.err != nil || samples.Failed(c.results
 // checkFiles reads and tests every template file, printing one line per
 // sample and returns the checks with a summary line.
 func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error) {
-	st := &system.SampleText{}
+	cfg, err := config.FromEnv(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	// Samples are read as the processor reads documents (INTAKE_PDF_*).
+	pdfOpts := system.PDFOptions(cfg)
+	st := &system.SampleText{Options: &pdfOpts}
 	defer func() { _ = st.Close() }()
 	var out []checked
 	nSamples, nFailed, nBad := 0, 0, 0
