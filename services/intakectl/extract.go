@@ -367,7 +367,10 @@ func runTemplates(ctx context.Context, args []string, env Env) int {
 					byName[t.Name] = f
 					for _, id := range t.DocIntake.PartyIDs {
 						if prev, dup := byParty[id]; dup {
-							err = fmt.Errorf("party_id %q is also claimed by %s", id, prev)
+							// The first claim keeps the id, so a third file
+							// is reported against the first, not this one.
+							err = errors.Join(err, fmt.Errorf("party_id %q is also claimed by %s", id, prev))
+							continue
 						}
 						byParty[id] = f
 					}
