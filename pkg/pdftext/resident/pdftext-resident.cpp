@@ -20,9 +20,8 @@
 //   hello (helper → Go, once at start):
 //     "docintake-pdftext-resident 1 poppler <version>\n"
 //   request (Go → helper):
-//     header line "<kind> <first> <last> <x> <y> <w> <h>\n", then the body.
-//     kind B: the body is the PDF's bytes; kind P: the body is the path of
-//     a PDF file. first/last are 1-based pages, 0 meaning the document's
+//     header line "B <first> <last> <x> <y> <w> <h>\n", then the PDF's
+//     bytes (the helper opens no files). first/last are 1-based pages, 0 meaning the document's
 //     first/last page. x y w h is a crop in PDF points (72 dpi) from the
 //     top-left corner of the page; w = h = x = y = 0 means the whole page.
 //   response (helper → Go):
@@ -48,6 +47,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -107,13 +107,14 @@ bool send_status(char status, const std::string &msg) {
 void quiet(const std::string &, void *) {}
 
 struct Request {
-    char kind = 0;
     int first = 0, last = 0;
     double x = 0, y = 0, w = 0, h = 0;
     std::vector<char> body;
 };
 
-bool parse_header(const std::vector<char> &frame, Request &req) {
+// parse_header takes the frame over: its head is cut off and the rest
+// becomes the body without a copy of the PDF.
+bool parse_header(std::vector<char> &frame, Request &req) {
     const void *nl = std::memchr(frame.data(), '\n', frame.size());
     if (nl == nullptr) return false;
     size_t hlen = static_cast<const char *>(nl) - frame.data();
@@ -123,9 +124,9 @@ bool parse_header(const std::vector<char> &frame, Request &req) {
                     &req.w, &req.h) != 7) {
         return false;
     }
-    if (kind != 'B' && kind != 'P') return false;
-    req.kind = kind;
-    req.body.assign(frame.begin() + hlen + 1, frame.end());
+    if (kind != 'B') return false;
+    frame.erase(frame.begin(), frame.begin() + hlen + 1);
+    req.body = std::move(frame);
     return true;
 }
 
@@ -133,14 +134,10 @@ bool parse_header(const std::vector<char> &frame, Request &req) {
 // not be written (the Go side is gone).
 bool extract(Request &req, size_t max_output) {
     std::unique_ptr<poppler::document> doc;
-    if (req.kind == 'B') {
-        // load_from_data takes the bytes over (swaps the vector's buffer).
-        poppler::byte_array data;
-        data.swap(req.body);
-        doc.reset(poppler::document::load_from_data(&data));
-    } else {
-        doc.reset(poppler::document::load_from_file(std::string(req.body.begin(), req.body.end())));
-    }
+    // load_from_data takes the bytes over (swaps the vector's buffer).
+    poppler::byte_array data;
+    data.swap(req.body);
+    doc.reset(poppler::document::load_from_data(&data));
     if (!doc) return send_status('U', "cannot open the document (damaged or not a PDF)");
     if (doc->is_locked()) return send_status('U', "the document is encrypted with a password");
     const int pages = doc->pages();
