@@ -13,6 +13,10 @@ type meaning struct {
 	// moves the document on (to sent, or finished_with_failure when the
 	// retry schedule is exhausted).
 	outcome bool
+	// awaitsDelivery: entering the state queues a deliver job whose
+	// delivery the dispatcher records (outcomes and the failed notice of
+	// dlq), so a document resting here without a delivery lost its job.
+	awaitsDelivery bool
 	// sent is the state a 2xx answer to the delivery of this state moves
 	// the document to ("" when a delivery does not move it).
 	sent State
@@ -29,12 +33,12 @@ type meaning struct {
 var meanings = map[State]meaning{
 	StateReceived:         {pending: true},
 	StateDeferredForRetry: {pending: true},
-	StateDLQ:              {deliverableFrom: []State{StateFinishedWithFailure}},
-	StateProcessedIgnored: {outcome: true, sent: StateFinishedIgnored,
+	StateDLQ:              {awaitsDelivery: true, deliverableFrom: []State{StateFinishedWithFailure}},
+	StateProcessedIgnored: {outcome: true, awaitsDelivery: true, sent: StateFinishedIgnored,
 		deliverableFrom: []State{StateFinishedIgnored, StateFinishedWithFailure}},
-	StateProcessedRejected: {outcome: true, sent: StateSentRejected,
+	StateProcessedRejected: {outcome: true, awaitsDelivery: true, sent: StateSentRejected,
 		deliverableFrom: []State{StateSentRejected, StateFinishedRejected, StateFinishedWithFailure}},
-	StateProcessedSuccess: {outcome: true, sent: StateSentSuccess,
+	StateProcessedSuccess: {outcome: true, awaitsDelivery: true, sent: StateSentSuccess,
 		deliverableFrom: []State{StateSentSuccess, StateFinishedSuccess, StateFinishedWithFailure}},
 	StateSentRejected: {finished: StateFinishedRejected},
 	StateSentSuccess:  {finished: StateFinishedSuccess},
@@ -49,6 +53,11 @@ func (s State) Pending() bool { return meanings[s].pending }
 // 2xx, to finished_with_failure when the retry schedule is exhausted.
 // Notifications (deferred_for_retry, dlq) move nothing.
 func (s State) ReportsOutcome() bool { return meanings[s].outcome }
+
+// AwaitsDelivery reports whether a document in s waits for the dispatcher
+// to record the delivery of the job that entering s queued (processed_*,
+// dlq): the sweeper's test for a lost deliver job.
+func (s State) AwaitsDelivery() bool { return meanings[s].awaitsDelivery }
 
 // FinishedState is the state that closes the sent state s once its delivery
 // is recorded (sent_success → finished_success), "" when s is not a sent

@@ -24,6 +24,14 @@ func TestReportsOutcome(t *testing.T) {
 	}
 }
 
+func TestAwaitsDelivery(t *testing.T) {
+	for _, s := range document.States {
+		want := s == document.StateProcessedSuccess || s == document.StateProcessedRejected ||
+			s == document.StateProcessedIgnored || s == document.StateDLQ
+		require.Equal(t, want, s.AwaitsDelivery(), s)
+	}
+}
+
 func TestFinishedState(t *testing.T) {
 	want := map[document.State]document.State{
 		document.StateSentSuccess:  document.StateFinishedSuccess,

@@ -8,10 +8,17 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 )
 
-// awaitingDelivery are the states whose outcome the dispatcher reports to
-// the client; a document in one of them has its deliver job in the outbox.
-var awaitingDelivery = []string{string(document.StateProcessedSuccess), string(document.StateProcessedRejected),
-	string(document.StateProcessedIgnored), string(document.StateDLQ)}
+// awaitingDelivery are the states whose deliver job the dispatcher records
+// (document.State.AwaitsDelivery).
+var awaitingDelivery = func() []string {
+	var out []string
+	for _, s := range document.States {
+		if s.AwaitsDelivery() {
+			out = append(out, string(s))
+		}
+	}
+	return out
+}()
 
 // SweepUndelivered re-enqueues deliver jobs that were lost before the
 // dispatcher recorded their delivery: documents waiting in a state the
