@@ -115,13 +115,8 @@ func (s *Store) PushTemplate(ctx context.Context, p TemplatePush) (PushResult, e
 			return err
 		}
 		if p.IfVersion != nil {
-			have := 0
-			if exists && !cur.Deleted {
-				have = cur.Version
-			}
-			if have != *p.IfVersion {
-				return document.CodedErrorf(document.ECONFLICT, CodeTemplateConflict,
-					"template %s is at version %d, not %d", p.Name, have, *p.IfVersion)
+			if err := versionConflict(p.Name, cur, exists, *p.IfVersion); err != nil {
+				return err
 			}
 		}
 		if exists && !cur.Deleted && bytes.Equal(cur.SHA256, sum[:]) {
@@ -250,6 +245,32 @@ func templateNotFound(err error, clientID, name string) error {
 }
 
 // templateByName returns the template of exactly this scope.
+// CheckTemplateVersion returns PushTemplate's conflict error when the
+// caller's template name is not at version want (0: does not exist). It lets
+// a front end refuse a stale change before the costly sample runs; the push
+// checks again under its lock, so a race in between is still caught.
+func (s *Store) CheckTemplateVersion(ctx context.Context, clientID, name string, want int) error {
+	cur, err := s.templateByName(ctx, clientID, name, true)
+	if err != nil && document.ErrorKind(err) != document.ENOTFOUND {
+		return err
+	}
+	return versionConflict(name, cur, err == nil, want)
+}
+
+// versionConflict is the If-Match rule: a deleted template counts as absent
+// (version 0).
+func versionConflict(name string, cur TemplateInfo, exists bool, want int) error {
+	have := 0
+	if exists && !cur.Deleted {
+		have = cur.Version
+	}
+	if have != want {
+		return document.CodedErrorf(document.ECONFLICT, CodeTemplateConflict,
+			"template %s is at version %d, not %d", name, have, want)
+	}
+	return nil
+}
+
 func (s *Store) templateByName(ctx context.Context, clientID, name string, withDeleted bool) (TemplateInfo, error) {
 	t, err := scanTemplateInfo(s.db.QueryRow(ctx, `SELECT `+templateInfoColumns+`
 		FROM templates t JOIN template_versions v ON v.template_id = t.id AND v.version = t.current_version

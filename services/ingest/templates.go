@@ -34,6 +34,7 @@ type TemplateStore interface {
 	TemplateVersion(ctx context.Context, clientID, name string, version int) (store.TemplateVersion, error)
 	Template(ctx context.Context, clientID, name string) (store.TemplateInfo, error)
 	PushTemplate(ctx context.Context, p store.TemplatePush) (store.PushResult, error)
+	CheckTemplateVersion(ctx context.Context, clientID, name string, want int) error
 	DeleteTemplate(ctx context.Context, clientID, name string) error
 }
 
@@ -190,6 +191,13 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 		return &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid,
 			Message: fmt.Sprintf("the template names itself %q, not %q", p.Name, name),
 			Details: map[string]string{"path": "docintake.name", "error": "must equal the name in the URL"}}
+	}
+	// A stale If-Match is refused before the samples run: they read PDFs and
+	// can take seconds, and their outcome would be thrown away.
+	if ifv != nil {
+		if err := a.st.CheckTemplateVersion(ctx, cl.ID, name, *ifv); err != nil {
+			return err
+		}
 	}
 	results, err := system.RunSamples(ctx, p, a.text)
 	if err != nil {

@@ -149,6 +149,11 @@ func TestTemplatesAPI(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, r.status, string(r.raw))
 	require.Equal(t, "samples_failed", r.body["code"])
 	require.Contains(t, r.body["details"].(map[string]any)["order.txt"], "order_id: missing")
+	// A stale If-Match is a conflict, decided before the samples run: the
+	// same failing samples answer 409, not samples_failed.
+	r = b.do(t, b.req(t, http.MethodPut, "/templates/acme-po", "tok-acme", ct, body, "If-Match", `"v1"`))
+	require.Equal(t, http.StatusConflict, r.status, string(r.raw))
+	require.Equal(t, "template_conflict", r.body["code"])
 	ct, body = form(v2, smp)
 	r = b.do(t, b.req(t, http.MethodPut, "/templates/acme-po", "tok-acme", ct, body))
 	require.Equal(t, http.StatusOK, r.status, string(r.raw))
