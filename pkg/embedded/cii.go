@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,25 +15,18 @@ var orderXKinds = map[string]Kind{"220": KindOrder, "230": KindOrderChange, "231
 // one pass and reports the first one that is malformed.
 type values struct{ err error }
 
-var decimalRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
-
-// decimal returns s in the canonical decimal form of pkg/order (the XML
-// decimal lexical space minus leading '+' and bare dots).
+// decimal returns s in the canonical decimal form of pkg/order.
 func (v *values) decimal(s, what string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return ""
 	}
-	s = strings.TrimPrefix(s, "+")
-	if strings.HasPrefix(s, ".") {
-		s = "0" + s
-	}
-	s = strings.TrimSuffix(s, ".")
-	if !decimalRE.MatchString(s) {
+	d, ok := order.CanonicalDecimal(s)
+	if !ok {
 		v.fail("%s %q is not a decimal", what, s)
 		return ""
 	}
-	return s
+	return d
 }
 
 // ciiDate reads a udt:DateTimeString (format 102 CCYYMMDD, 203

@@ -126,17 +126,3 @@ func TestShiftDecimal(t *testing.T) {
 		require.Equal(t, tt.in, shiftDecimal(tt.factor, 2), tt.factor)
 	}
 }
-
-func TestNormDecimal(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"1": "1", "+1.": "1", ".5": "0.5", " -2.50 ": "-2.50", "007": "007", "-.5": "-0.5"} {
-		got, ok := normDecimal(in)
-		require.True(t, ok, in)
-		require.Equal(t, want, got, in)
-		require.True(t, checkDecimal(got), got)
-	}
-	for _, in := range []string{"", ".", "+", "1,5", "1e3", "1.2.3", "NaN", "- 1"} {
-		_, ok := normDecimal(in)
-		require.False(t, ok, in)
-	}
-}

@@ -221,7 +221,7 @@ func (d *decimals) conv(v, what string) string {
 	if v == "" || d.err != nil {
 		return ""
 	}
-	n, ok := normDecimal(v)
+	n, ok := order.CanonicalDecimal(v)
 	if !ok {
 		d.err = document.Errorf(document.EINVALID, "opentrans: %s %q is not a decimal number", what, v)
 	}

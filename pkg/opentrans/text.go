@@ -99,29 +99,6 @@ func checkDecimal(s string) bool {
 	return len(intPart)+len(frac) <= maxDecimalDigits
 }
 
-var xsdDecimal = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\.([0-9]*))?$`)
-
-// normDecimal turns an xsd:decimal lexical value ("+1.", ".5", " 2.50 ") into
-// the model's canonical form, keeping the digits as written (trailing zeros
-// stay: "2.50" is what was printed).
-func normDecimal(s string) (string, bool) {
-	m := xsdDecimal.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil || m[2]+m[3] == "" {
-		return "", false
-	}
-	sign, intPart, frac := m[1], m[2], m[3]
-	if sign == "+" {
-		sign = ""
-	}
-	if intPart == "" {
-		intPart = "0"
-	}
-	if frac != "" {
-		return sign + intPart + "." + frac, true
-	}
-	return sign + intPart, true
-}
-
 // shiftDecimal multiplies the canonical decimal s by 10^n by moving the
 // decimal point, so that a tax percentage ("19") and the factor openTRANS
 // wants in TAX ("0.19") convert exactly and back again.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/docintake/docintake/pkg/order"
 )
 
 // ParseNumber parses an amount as invoice2data does: decimalSep ("." or ",",
@@ -33,7 +35,7 @@ func ParseNumber(s, decimalSep string) (Float, error) {
 		}
 	}
 	clean := b.String()
-	dec, ok := canonicalDecimal(clean)
+	dec, ok := order.CanonicalDecimal(clean)
 	if ok {
 		f, err := strconv.ParseFloat(dec, 64)
 		if err != nil {
@@ -51,38 +53,6 @@ func ParseNumber(s, decimalSep string) (Float, error) {
 		return Float{F: f}, nil
 	}
 	return Float{F: f, Dec: strconv.FormatFloat(f, 'f', -1, 64)}, nil
-}
-
-// canonicalDecimal turns "+0012.50", "-.5", "7." into "12.50", "-0.5", "7".
-func canonicalDecimal(s string) (string, bool) {
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	if intPart == "" && frac == "" {
-		return "", false
-	}
-	for _, part := range []string{intPart, frac} {
-		for i := 0; i < len(part); i++ {
-			if part[i] < '0' || part[i] > '9' {
-				return "", false
-			}
-		}
-	}
-	intPart = strings.TrimLeft(intPart, "0")
-	if intPart == "" {
-		intPart = "0"
-	}
-	out := intPart
-	if frac != "" {
-		out += "." + frac
-	}
-	if neg && strings.Trim(out, "0.") != "" {
-		out = "-" + out
-	}
-	return out, true
 }
 
 // format fills a field's or block's value format from the template
@@ -188,7 +158,7 @@ func ParseAmount(s, decimalSep string) (string, error) {
 	if frac != "" {
 		digits += "." + frac
 	}
-	dec, ok := canonicalDecimal(sign + digits)
+	dec, ok := order.CanonicalDecimal(sign + digits)
 	if !ok {
 		return "", fmt.Errorf("%q is not a number", s)
 	}

@@ -53,7 +53,7 @@ func yamlScalar(n *yaml.Node, isJSON bool) (string, any) {
 			return "int", i
 		}
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			dec, _ := canonicalDecimal(v)
+			dec, _ := order.CanonicalDecimal(v)
 			return "float", Float{F: f, Dec: dec}
 		}
 		return "str", v
@@ -145,7 +145,7 @@ func yaml11ParseFloat(v string) Float {
 		return Float{F: sign * f}
 	}
 	f, _ := strconv.ParseFloat(s, 64)
-	dec, _ := canonicalDecimal(strings.ReplaceAll(v, "_", ""))
+	dec, _ := order.CanonicalDecimal(strings.ReplaceAll(v, "_", ""))
 	return Float{F: sign * f, Dec: dec}
 }
 
