@@ -562,6 +562,9 @@ func (e *ocrEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
 // rectangle (scaled from r.Resolution to the OCR rendering), as pdftotext
 // crops with -f -l -x -y -W -H. Page numbers stay those of the document.
 func (e *ocrEngine) ExtractRegion(ctx context.Context, pdf []byte, r Region) (*Text, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
 	return e.extractRegion(ctx, pdf, &r)
 }
 

@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -316,6 +317,26 @@ func TestRegionValidation(t *testing.T) {
 	// Pages past the end: pdftotext prints nothing, and neither do we.
 	_, err := eng.ExtractRegion(t.Context(), orderPDF(), Region{FirstPage: 5, LastPage: 6})
 	require.ErrorIs(t, err, ErrUnreadable)
+}
+
+// Every engine refuses a malformed region the same way, before it runs a
+// tool: a template's bad area is a template error, not an unreadable PDF.
+func TestRegionValidationEveryEngine(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{EnginePdftotext, EnginePdfium, EngineOCR, EngineAuto} {
+		t.Run(name, func(t *testing.T) {
+			eng, err := New(Options{Engine: name, Workers: 1, ResidentBin: pdftexttest.ResidentBin(t)})
+			if errors.Is(err, ErrUnavailable) {
+				t.Skipf("%s: %v", name, err)
+			}
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = eng.Close() })
+			for _, r := range []Region{{X: -1}, {H: -5}, {FirstPage: 3, LastPage: 2}, {Resolution: -72}} {
+				_, err := eng.ExtractRegion(t.Context(), orderPDF(), r)
+				require.ErrorIs(t, err, ErrBadRegion, "%+v", r)
+			}
+		})
+	}
 }
 
 // TestPdfiumRegion: the pdfium engine crops by the same rectangle: the
