@@ -329,15 +329,26 @@ func scanVersion(row pgx.Row) (TemplateVersion, error) {
 }
 
 // TemplateVersionByID returns version of template id with its samples.
-// Returns ENOTFOUND (template_not_found) for an unknown one.
+// Returns ENOTFOUND (template_not_found).
 func (s *Store) TemplateVersionByID(ctx context.Context, id int64, version int) (TemplateVersion, error) {
+	v, err := s.TemplateSource(ctx, id, version)
+	if err != nil {
+		return v, err
+	}
+	v.Samples, err = s.templateSamples(ctx, id, version)
+	return v, err
+}
+
+// TemplateSource is TemplateVersionByID without the samples: what compiling
+// a version needs. Samples can be megabytes of PDF, and the catalogue
+// compiles every served version at start and after each change.
+func (s *Store) TemplateSource(ctx context.Context, id int64, version int) (TemplateVersion, error) {
 	v, err := scanVersion(s.db.QueryRow(ctx, `SELECT `+versionColumns+` FROM template_versions v
 		JOIN templates t ON t.id = v.template_id WHERE v.template_id = $1 AND v.version = $2`, id, version))
 	if err != nil {
 		return v, templateNotFound(err, "", fmt.Sprintf("#%d v%d", id, version))
 	}
-	v.Samples, err = s.templateSamples(ctx, id, version)
-	return v, err
+	return v, nil
 }
 
 // TemplateVersion returns version (0 = the current one) of the template name

@@ -46,6 +46,12 @@ func TestTemplateVersions(t *testing.T) {
 	require.True(t, v.Forced)
 	require.Len(t, v.Samples, 2)
 	require.Equal(t, "a.json", v.Samples[0].Name)
+	// What the catalogue compiles from: the same version, samples left out.
+	src, err := s.TemplateSource(ctx, v.TemplateID, 3)
+	require.NoError(t, err)
+	require.Equal(t, "v3", string(src.Content))
+	require.Equal(t, sum[:], src.SHA256)
+	require.Empty(t, src.Samples)
 
 	// Rollback stores v1's content as v4; history only grows.
 	r, err = s.RollbackTemplate(ctx, "", "po", 1, "", "ops")

@@ -257,7 +257,7 @@ func (t *Templates) versionLocked(ctx context.Context, id int64, n int) (*Versio
 	if v, ok := t.versions[versionKey{id, n}]; ok {
 		return v, nil
 	}
-	sv, err := t.st.TemplateVersionByID(ctx, id, n)
+	sv, err := t.st.TemplateSource(ctx, id, n)
 	if err != nil {
 		return nil, err
 	}
