@@ -373,23 +373,39 @@ func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int
 // returns the templates with a new version. Templates in the store that the
 // directory no longer has are left alone.
 func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) ([]string, error) {
-	set, err := template.Load(dir)
+	files, err := template.Files(dir)
 	if err != nil {
 		return nil, fmt.Errorf("templates %s: %w", dir, err)
 	}
-	var changed []string
-	for _, tpl := range set.Templates() {
-		p, err := ReadTemplateFile(tpl.File)
+	// Every file is read and validated before anything is stored, and every
+	// problem is reported at once: a half-synced folder would serve a mix.
+	pushes := make([]store.TemplatePush, 0, len(files))
+	tpls := make([]*template.Template, 0, len(files))
+	var errs []error
+	for _, f := range files {
+		p, tpl, err := readTemplateFile(f)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
+		pushes, tpls = append(pushes, p), append(tpls, tpl)
+	}
+	if len(errs) == 0 {
+		_, err = template.NewSet(tpls...) // duplicate names and party ids across files
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("templates %s: %w", dir, err)
+	}
+	var changed []string
+	for _, p := range pushes {
 		p.Comment, p.PushedBy = "from INTAKE_TEMPLATES_DIR", TemplatesDirActor
 		res, err := st.PushTemplate(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("templates %s: store %s: %w", dir, tpl.Name, err)
+			return nil, fmt.Errorf("templates %s: store %s: %w", dir, p.Name, err)
 		}
 		if res.Changed {
-			changed = append(changed, fmt.Sprintf("%s v%d", tpl.Name, res.Version))
+			changed = append(changed, fmt.Sprintf("%s v%d", p.Name, res.Version))
 		}
 	}
 	sort.Strings(changed)
@@ -400,19 +416,25 @@ func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) ([]strin
 // push (global scope; the caller sets scope, comment and pusher). The
 // template is validated strictly (NewTemplatePush).
 func ReadTemplateFile(file string) (store.TemplatePush, error) {
+	p, _, err := readTemplateFile(file)
+	return p, err
+}
+
+// readTemplateFile is ReadTemplateFile that also returns the parsed template.
+func readTemplateFile(file string) (store.TemplatePush, *template.Template, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return store.TemplatePush{}, fmt.Errorf("template: %w", err)
+		return store.TemplatePush{}, nil, fmt.Errorf("template: %w", err)
 	}
 	smp, err := ReadSamples(SamplesDir(file))
 	if err != nil {
-		return store.TemplatePush{}, err
+		return store.TemplatePush{}, nil, err
 	}
-	p, err := NewTemplatePush(file, data, smp)
+	tpl, err := ParseStrict(file, data)
 	if err != nil {
-		return store.TemplatePush{}, err
+		return store.TemplatePush{}, nil, err
 	}
-	return p, nil
+	return pushOf(file, data, tpl, smp), tpl, nil
 }
 
 // NewTemplatePush validates a template file's content strictly (problems
@@ -424,8 +446,12 @@ func NewTemplatePush(file string, content []byte, smp []store.TemplateSample) (s
 	if err != nil {
 		return store.TemplatePush{}, err
 	}
+	return pushOf(file, content, tpl, smp), nil
+}
+
+func pushOf(file string, content []byte, tpl *template.Template, smp []store.TemplateSample) store.TemplatePush {
 	return store.TemplatePush{Name: tpl.Name, Filename: filepath.Base(file), Content: content,
-		PartyIDs: tpl.DocIntake.PartyIDs, Samples: smp}, nil
+		PartyIDs: tpl.DocIntake.PartyIDs, Samples: smp}
 }
 
 // RunSamples runs the samples of a push against its template (package

@@ -160,6 +160,23 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte("keywords: [x]\nfields:\n  order_id:\n    parser: regex\n    regex: '('\n"), 0o600))
 	_, err = system.SyncTemplatesDir(t.Context(), st, dir)
 	require.ErrorContains(t, err, "bad.yml:5")
+
+	// A name claimed by two files stops the sync before anything is stored,
+	// even the files that are fine on their own; a samples folder is skipped.
+	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yml")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 3")), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po-copy.yml"), []byte(tpl("po", "PO 4")), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "po.samples"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.samples", "x.json"), []byte("[]"), 0o600))
+	_, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.ErrorContains(t, err, `duplicate name "po"`)
+	h, err = st.TemplateHistory(t.Context(), "", "po")
+	require.NoError(t, err)
+	require.Len(t, h, 2, "nothing stored")
+	require.NoError(t, os.Remove(filepath.Join(dir, "po-copy.yml")))
+	changed, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"po v3"}, changed)
 }
 
 // Pin: an attempt keeps the version it started with, whatever is pushed

@@ -265,24 +265,11 @@ func Load(dir string) (*Set, error) { return LoadWith(LoadOptions{}, dir) }
 func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 	var files []string
 	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && strings.HasSuffix(d.Name(), SamplesSuffix) {
-				return filepath.SkipDir // a template's samples, not templates
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".yml", ".yaml", ".json":
-				if !d.IsDir() {
-					files = append(files, p)
-				}
-			}
-			return nil
-		})
+		fs, err := Files(dir)
 		if err != nil {
-			return nil, fmt.Errorf("template: load %s: %w", dir, err)
+			return nil, err
 		}
+		files = append(files, fs...)
 	}
 	s := &Set{byName: map[string]*Template{}, byParty: map[string]*Template{}}
 	var errs []error

@@ -81,24 +81,11 @@ func templateFiles(args []string) ([]string, error) {
 			files = append(files, a)
 			continue
 		}
-		err = filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && strings.HasSuffix(d.Name(), template.SamplesSuffix) {
-				return filepath.SkipDir
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".yml", ".yaml", ".json":
-				if !d.IsDir() {
-					files = append(files, p)
-				}
-			}
-			return nil
-		})
+		fs, err := template.Files(a)
 		if err != nil {
 			return nil, err
 		}
+		files = append(files, fs...)
 	}
 	sort.Strings(files)
 	return files, nil
