@@ -287,12 +287,9 @@ func short(v any) string {
 // ignores attachments. Unreadable attachments leave the text in charge, as
 // in the processor.
 func structuredRun(ctx context.Context, set *template.Set, doc File, opts template.RunOptions) (*template.Run, error) {
-	if !strings.EqualFold(path.Ext(doc.Name), ".pdf") || !set.ReadsEmbedded(opts) {
+	if !strings.EqualFold(path.Ext(doc.Name), ".pdf") {
 		return nil, nil
 	}
-	found, err := embedded.Find(ctx, doc.Content, embedded.Limits{})
-	if err != nil || found.Document == nil {
-		return nil, ctx.Err()
-	}
-	return set.RunStructured(ctx, found.Document.Structured(), opts)
+	a, err := embedded.Run(ctx, set, doc.Content, embedded.Limits{}, opts)
+	return a.Run, err
 }

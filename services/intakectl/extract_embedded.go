@@ -25,31 +25,26 @@ func structuredRun(ctx context.Context, env Env, path string, set *template.Set,
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := embedded.Find(ctx, data, embedded.Limits{})
-	if err != nil {
-		if output == "debug" {
-			fmt.Fprintf(env.Stdout, "== %s: attachments not readable (%v); reading the text\n", path, err)
-		}
-		return nil, nil, nil
-	}
+	a, err := embedded.Run(ctx, set, data, embedded.Limits{}, opts)
 	if output == "debug" {
-		for _, n := range found.Attachments {
-			fmt.Fprintf(env.Stdout, "== %s: attachment %q: %s\n", path, n.File, n.Result)
+		if a.Unreadable != nil {
+			fmt.Fprintf(env.Stdout, "== %s: attachments not readable (%v); reading the text\n", path, a.Unreadable)
+		}
+		if a.Found != nil {
+			for _, n := range a.Found.Attachments {
+				fmt.Fprintf(env.Stdout, "== %s: attachment %q: %s\n", path, n.File, n.Result)
+			}
 		}
 	}
-	d := found.Document
-	if d == nil {
-		return nil, nil, nil
-	}
-	run, err := set.RunStructured(ctx, d.Structured(), opts)
-	if err != nil || run == nil {
+	if err != nil || a.Run == nil {
 		return nil, nil, err
 	}
+	d := a.Found.Document
 	if output == "debug" {
 		fmt.Fprintf(env.Stdout, "== %s: standard %s, profile %s, %s %s (type code %s)\n", path, d.Standard,
 			orNone(d.Profile), strings.ReplaceAll(string(d.Kind), "_", " "), d.ID, d.TypeCode)
 	}
-	return run, []string{d.Source()}, nil
+	return a.Run, []string{d.Source()}, nil
 }
 
 func orNone(s string) string {

@@ -19,33 +19,21 @@ import (
 // cannot parse) are logged and leave the decision to the text path; only
 // the end of ctx and the template engine's errors are returned.
 func (w *worker) structured(ctx context.Context, log *zap.Logger, set *template.Set, pdf []byte, opts template.RunOptions) (*template.Run, string, error) {
-	if !set.ReadsEmbedded(opts) {
-		return nil, "", nil
-	}
 	start := time.Now()
-	found, err := embedded.Find(ctx, pdf, w.embedded)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+	a, err := embedded.Run(ctx, set, pdf, w.embedded, opts)
+	if a.Unreadable != nil && !errors.Is(a.Unreadable, pdftext.ErrUnavailable) {
+		log.Info("pdf attachments not readable; reading the text", zap.Error(a.Unreadable))
+	}
+	if a.Found != nil {
+		for _, n := range a.Found.Attachments {
+			log.Debug("pdf attachment", zap.String("file", n.File), zap.String("result", n.Result))
 		}
-		if !errors.Is(err, pdftext.ErrUnavailable) {
-			log.Info("pdf attachments not readable; reading the text", zap.Error(err))
-		}
-		return nil, "", nil
 	}
-	for _, n := range found.Attachments {
-		log.Debug("pdf attachment", zap.String("file", n.File), zap.String("result", n.Result))
-	}
-	d := found.Document
-	if d == nil {
-		return nil, "", nil
-	}
-	run, err := set.RunStructured(ctx, d.Structured(), opts)
-	if err != nil || run == nil {
+	if err != nil || a.Run == nil {
 		return nil, "", err
 	}
 	w.metrics.extraction("embedded", time.Since(start))
-	return run, d.Source(), nil
+	return a.Run, a.Found.Document.Source(), nil
 }
 
 // withSource prefixes an outcome's detail with where the data came from, for
