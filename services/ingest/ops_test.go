@@ -63,7 +63,7 @@ func dlqDocument(t *testing.T, st *store.Store, prefix, messageID string) docume
 	ctx := t.Context()
 	d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: messageID,
 		FileSHA256: make([]byte, 32), FileSize: 1234, Filename: "po.pdf", Subject: "PO " + messageID,
-		Template: "contoso-po", SourcePath: "s3://docintake/sources/x.pdf"}
+		Template: "contoso-po", SourceKey: "sources/" + messageID + ".pdf", SourcePath: "s3://docintake/sources/" + messageID + ".pdf"}
 	job := jobs.Process(prefix, d, 1, time.Now())
 	d, created, err := st.CreateDocument(ctx, d, job)
 	require.NoError(t, err)
