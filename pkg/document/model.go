@@ -43,6 +43,11 @@ type Document struct {
 	Attempts       int
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// Object store keys of the objects above, which services read and write
+	// by; the *Path URIs are only shown (never parsed back into keys).
+	SourceKey     string // the archived PDF; every stored document has one
+	ResultKey     string // the openTRANS XML ("" = none)
+	ResultJSONKey string // the canonical JSON ("" = none)
 }
 
 // Event is one row of a document's append-only history.

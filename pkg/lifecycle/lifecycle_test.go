@@ -40,7 +40,8 @@ func setup(t *testing.T) (*store.Store, context.Context, document.Document) {
 	require.NoError(t, st.UpsertClient(ctx, document.Client{ID: "acme", Name: "ACME"}, store.TokenHash("tok-acme")))
 	sum := sha256.Sum256([]byte("pdf"))
 	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: uuid.NewString(), ClientID: "acme", MessageID: "m-1",
-		FileSHA256: sum[:], FileSize: 3, Filename: "a.pdf", Template: "contoso-po", SourcePath: "s3://b/sources/a.pdf"}
+		FileSHA256: sum[:], FileSize: 3, Filename: "a.pdf", Template: "contoso-po",
+		SourceKey: "sources/a.pdf", SourcePath: "s3://b/sources/a.pdf"}
 	d, _, err := st.CreateDocument(ctx, d, lifecycle.ProcessJob(ctx, "intake", d, 1))
 	require.NoError(t, err)
 	require.Equal(t, []store.OutboxRow{{Subject: "intake.process.acme", MsgID: d.LogID + ":process:1"}}, drain(t, st))
@@ -61,7 +62,12 @@ func drain(t *testing.T, st *store.Store) []store.OutboxRow {
 
 func move(t *testing.T, st *store.Store, d document.Document, to document.State) document.Document {
 	t.Helper()
-	d, err := st.Transition(t.Context(), store.Change{DocumentID: d.ID, From: d.State, To: to, Actor: "test"})
+	c := store.Change{DocumentID: d.ID, From: d.State, To: to, Actor: "test"}
+	if to == document.StateProcessedSuccess { // a success carries its results
+		xml, js, xmlURI, jsURI := "results/a.xml", "results/a.json", "s3://b/results/a.xml", "s3://b/results/a.json"
+		c.ResultKey, c.ResultPath, c.ResultJSONKey, c.ResultJSONPath = &xml, &xmlURI, &js, &jsURI
+	}
+	d, err := st.Transition(t.Context(), c)
 	require.NoError(t, err)
 	return d
 }

@@ -59,23 +59,6 @@ func ResultKey(logID string, t time.Time, ext string) string {
 	return "results/" + t.UTC().Format("2006/01/02") + "/" + logID + "." + ext
 }
 
-// KeyOf is the inverse of s.URI: the key of the object s names uri
-// ("s3://bucket/key", "file:///abs/path/key"), as stored on a document
-// (source_path, result_path). A URI outside s, or one whose key ValidKey
-// rejects, gives EINVALID. Every service turns a stored URI back into a key
-// here, so there is one way to do it.
-func KeyOf(s Store, uri string) (string, error) {
-	base := strings.TrimSuffix(s.URI(""), "/") + "/"
-	key, ok := strings.CutPrefix(uri, base)
-	if !ok {
-		return "", document.Errorf(document.EINVALID, "object %s is not in this object store (%s)", uri, base)
-	}
-	if err := ValidKey(key); err != nil {
-		return "", err
-	}
-	return key, nil
-}
-
 // maxKeyLen is S3's limit on key length in bytes.
 const maxKeyLen = 1024
 

@@ -370,30 +370,3 @@ func TestS3PutSHA256(t *testing.T) {
 	wrong := sha256.Sum256([]byte("other bytes"))
 	require.Error(t, st.PutSHA256(t.Context(), "wrong.pdf", bytes.NewReader(body), int64(len(body)), "application/pdf", wrong[:]))
 }
-
-func TestKeyOf(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	fs, err := objectstore.NewFS(dir)
-	require.NoError(t, err)
-	s3, err := objectstore.NewS3(objectstore.S3Config{Bucket: "intake", Endpoint: "http://127.0.0.1:1"})
-	require.NoError(t, err)
-	for _, st := range []objectstore.Store{fs, s3} {
-		for _, key := range []string{"sources/2025/01/02/x.pdf", "results/2025/01/02/x.xml"} {
-			got, err := objectstore.KeyOf(st, st.URI(key))
-			require.NoError(t, err)
-			require.Equal(t, key, got)
-		}
-	}
-	for _, uri := range []string{
-		"s3://other/sources/2025/01/02/x.pdf", // another bucket
-		"s3://intake/",                        // no key
-		"s3://intake/sources/../../etc/passwd",
-		"file:///elsewhere/sources/x.pdf",
-	} {
-		_, err := objectstore.KeyOf(s3, uri)
-		require.Equal(t, document.EINVALID, document.ErrorKind(err), uri)
-	}
-	_, err = objectstore.KeyOf(fs, "file:///elsewhere/sources/x.pdf")
-	require.Equal(t, document.EINVALID, document.ErrorKind(err))
-}

@@ -17,8 +17,8 @@ func deliveryFixture(t *testing.T, s *store.Store, ctx context.Context) (documen
 	d, job := newDoc("acme", "m-dlv", "pdf")
 	created, _, err := s.CreateDocument(ctx, d, job)
 	require.NoError(t, err)
-	moved, err := s.Transition(ctx, store.Change{DocumentID: created.ID, From: document.StateReceived,
-		To: document.StateProcessedSuccess, Actor: "test"})
+	moved, err := s.Transition(ctx, succeeded(store.Change{DocumentID: created.ID, From: document.StateReceived,
+		To: document.StateProcessedSuccess, Actor: "test"}, created.LogID))
 	require.NoError(t, err)
 	dv, err := s.EnsureDelivery(ctx, store.Delivery{ID: "msg_1", DocumentID: moved.ID, ClientID: "acme", LogID: moved.LogID,
 		State: document.StateProcessedSuccess, Status: document.StatusSuccess}, time.Minute)

@@ -20,14 +20,15 @@ type OutboxRow = jobs.Message
 
 const documentColumns = `id::text, log_id, client_id, message_id, file_sha256, file_size, filename, subject, template,
 	coalesce(party_id, ''), coalesce(result_mode, ''), document_date, coalesce(source_path, ''), coalesce(result_path, ''),
-	coalesce(result_json_path, ''), state, coalesce(status_reason, ''), attempts, created_at, updated_at`
+	coalesce(result_json_path, ''), state, coalesce(status_reason, ''), attempts, created_at, updated_at, source_key,
+	coalesce(result_key, ''), coalesce(result_json_key, '')`
 
 func scanDocument(row pgx.Row) (document.Document, error) {
 	var d document.Document
 	var mode, state, reason string
 	err := row.Scan(&d.ID, &d.LogID, &d.ClientID, &d.MessageID, &d.FileSHA256, &d.FileSize, &d.Filename, &d.Subject,
 		&d.Template, &d.PartyID, &mode, &d.DocumentDate, &d.SourcePath, &d.ResultPath, &d.ResultJSONPath, &state,
-		&reason, &d.Attempts, &d.CreatedAt, &d.UpdatedAt)
+		&reason, &d.Attempts, &d.CreatedAt, &d.UpdatedAt, &d.SourceKey, &d.ResultKey, &d.ResultJSONKey)
 	d.ResultMode, d.State, d.StatusReason = document.ResultMode(mode), document.State(state), document.Reason(reason)
 	return d, err
 }
@@ -42,16 +43,18 @@ func nullable(s string) any {
 // createDocumentSQL is CreateDocument's single statement.
 var createDocumentSQL = `WITH ins AS (
 		INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
-			template, party_id, result_mode, source_path, state)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			template, party_id, result_mode, source_key, source_path, state)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (client_id, message_id) DO NOTHING
 		RETURNING *),
 	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor) SELECT id, NULL, state, 'ingest' FROM ins),
-	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(14) + `)
+	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(15) + `)
 	SELECT ` + documentColumns + ` FROM ins`
 
 // CreateDocument inserts d in state received with its creating event and the
-// outbox row for the processor, in one statement.
+// outbox row for the processor, in one statement. d.SourceKey (with
+// SourcePath, its URI) names the stored PDF; without it CreateDocument
+// returns EINVALID.
 //
 // Idempotency: (client_id, message_id) is unique. If a document with d's
 // message id exists already, CreateDocument returns it with created=false when
@@ -59,6 +62,10 @@ var createDocumentSQL = `WITH ins AS (
 // duplicate_message_id when it differs. The unique index decides under
 // concurrent uploads, so exactly one row is ever written.
 func (s *Store) CreateDocument(ctx context.Context, d document.Document, job OutboxRow) (document.Document, bool, error) {
+	if d.SourceKey == "" {
+		// The PDF is stored before the row, so its key is always known.
+		return document.Document{}, false, document.Errorf(document.EINVALID, "document %s has no source key", d.LogID)
+	}
 	ob, err := newOutboxBatch([]OutboxRow{job})
 	if err != nil {
 		return document.Document{}, false, err
@@ -67,7 +74,7 @@ func (s *Store) CreateDocument(ctx context.Context, d document.Document, job Out
 	// its creating event and the processor's job are written together or
 	// not at all, and only when the row is new.
 	args := append([]any{d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
-		d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath),
+		d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), d.SourceKey, nullable(d.SourcePath),
 		document.StateReceived}, ob.args()...)
 	got, err := scanDocument(s.db.QueryRow(ctx, createDocumentSQL, args...))
 	if err == nil {
@@ -157,8 +164,11 @@ type Change struct {
 	Actor  string // "ingest", "processor", "dispatcher", "operator:<name>", "sweeper"
 	Detail string // free text for the event (error message, attempt info)
 
-	// Optional column updates; nil leaves the column as it is.
+	// Optional column updates; nil leaves the column as it is. A result's
+	// key and URI are set together (a CHECK refuses one without the other).
+	ResultKey      *string
 	ResultPath     *string
+	ResultJSONKey  *string
 	ResultJSONPath *string
 	DocumentDate   *time.Time
 	// CountAttempt increments attempts.
@@ -173,6 +183,8 @@ var transitionSQL = `WITH upd AS (
 			status_reason = CASE WHEN $4::boolean THEN $5::text ELSE status_reason END,
 			result_path = coalesce($6, result_path),
 			result_json_path = coalesce($7, result_json_path),
+			result_key = coalesce($12, result_key),
+			result_json_key = coalesce($13, result_json_key),
 			document_date = coalesce($8::date, document_date),
 			attempts = attempts + $9,
 			updated_at = now()
@@ -180,7 +192,7 @@ var transitionSQL = `WITH upd AS (
 		RETURNING *),
 	ev AS (INSERT INTO document_events (document_id, from_state, to_state, reason, actor, detail)
 		SELECT id, $2, $3, status_reason, $10, $11 FROM upd),
-	ob AS (` + outboxInsert + ` FROM upd, ` + outboxUnnest(12) + `)
+	ob AS (` + outboxInsert + ` FROM upd, ` + outboxUnnest(14) + `)
 	SELECT ` + documentColumns + ` FROM upd`
 
 // Transition applies c as a compare-and-set on the document's current state,
@@ -217,7 +229,7 @@ func (s *Store) Transition(ctx context.Context, c Change) (document.Document, er
 	// this needs no BEGIN/COMMIT round trips, and inside WithTx it joins
 	// the caller's transaction.
 	args := append([]any{c.DocumentID, c.From, c.To, setReason, reason, c.ResultPath, c.ResultJSONPath, date, inc,
-		c.Actor, nullable(c.Detail)}, ob.args()...)
+		c.Actor, nullable(c.Detail), c.ResultKey, c.ResultJSONKey}, ob.args()...)
 	d, err := scanDocument(s.db.QueryRow(ctx, transitionSQL, args...))
 	if err == pgx.ErrNoRows {
 		// Only the failure path reads the row again, to tell a lost

@@ -5,22 +5,23 @@ import (
 	"time"
 )
 
-// KnownLogIDs returns which of logIDs name a document.
-func (s *Store) KnownLogIDs(ctx context.Context, logIDs []string) (map[string]bool, error) {
-	rows, err := s.db.Query(ctx, `SELECT log_id FROM documents WHERE log_id = ANY($1::text[])`, nonNil(logIDs))
+// KnownSourceKeys returns which of keys are a document's source object
+// (documents_source_key answers each by index).
+func (s *Store) KnownSourceKeys(ctx context.Context, keys []string) (map[string]bool, error) {
+	rows, err := s.db.Query(ctx, `SELECT source_key FROM documents WHERE source_key = ANY($1::text[])`, nonNil(keys))
 	if err != nil {
-		return nil, translate(err, "known log ids")
+		return nil, translate(err, "known source keys")
 	}
 	defer rows.Close()
 	known := map[string]bool{}
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, translate(err, "known log ids")
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return nil, translate(err, "known source keys")
 		}
-		known[id] = true
+		known[key] = true
 	}
-	return known, translate(rows.Err(), "known log ids")
+	return known, translate(rows.Err(), "known source keys")
 }
 
 // RecordOrphanRemoved notes that the object key was removed as an orphan;

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/google/uuid"
@@ -15,6 +17,9 @@ import (
 )
 
 func ptr[T any](v T) *T { return &v }
+
+// fixedDay dates the object keys of test documents.
+var fixedDay = time.Date(2025, 1, 2, 12, 0, 0, 0, time.UTC)
 
 func setup(t *testing.T) (*store.Store, context.Context) {
 	t.Helper()
@@ -30,8 +35,19 @@ func newDoc(client, messageID string, content string) (document.Document, store.
 	id := uuid.Must(uuid.NewV7()).String()
 	logID := uuid.NewString()
 	d := document.Document{ID: id, LogID: logID, ClientID: client, MessageID: messageID, FileSHA256: sum[:],
-		FileSize: int64(len(content)), Filename: "a.pdf", Subject: "PO", Template: "contoso-po", SourcePath: "s3://b/k"}
+		FileSize: int64(len(content)), Filename: "a.pdf", Subject: "PO", Template: "contoso-po"}
+	d.SourceKey = objectstore.SourceKey(logID, fixedDay)
+	d.SourcePath = "s3://b/" + d.SourceKey
 	return d, store.OutboxRow{Subject: "intake.process." + client, MsgID: logID + ":process:1", Payload: []byte(logID)}
+}
+
+// succeeded is c with the result objects a processed_success carries (the
+// schema refuses a success without them).
+func succeeded(c store.Change, logID string) store.Change {
+	c.ResultKey = ptr(objectstore.ResultKey(logID, fixedDay, "xml"))
+	c.ResultJSONKey = ptr(objectstore.ResultKey(logID, fixedDay, "json"))
+	c.ResultPath, c.ResultJSONPath = ptr("s3://b/"+*c.ResultKey), ptr("s3://b/"+*c.ResultJSONKey)
+	return c
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
@@ -186,7 +202,8 @@ func TestTransitionCompareAndSet(t *testing.T) {
 				to = document.StateProcessedRejected
 			}
 			_, err := s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: to, Actor: fmt.Sprint(i),
-				Reason: ptr(document.ReasonNotAnOrder), ResultPath: ptr("s3://b/r.xml"), CountAttempt: true,
+				Reason: ptr(document.ReasonNotAnOrder), ResultKey: ptr("r.xml"), ResultPath: ptr("s3://b/r.xml"),
+				ResultJSONKey: ptr("r.json"), ResultJSONPath: ptr("s3://b/r.json"), CountAttempt: true,
 				Outbox: []store.OutboxRow{{Subject: "intake.deliver.acme", MsgID: fmt.Sprintf("%s:deliver:%d", d.LogID, i)}}})
 			if err == nil {
 				wins <- i
@@ -202,6 +219,7 @@ func TestTransitionCompareAndSet(t *testing.T) {
 	got, err := s.Document(ctx, d.ID)
 	require.NoError(t, err)
 	require.Equal(t, "s3://b/r.xml", got.ResultPath)
+	require.Equal(t, "r.xml", got.ResultKey)
 	require.Equal(t, 1, got.Attempts)
 	require.Equal(t, document.ReasonNotAnOrder, got.StatusReason)
 	ev, err := s.Events(ctx, d.ID)

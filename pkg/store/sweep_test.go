@@ -89,7 +89,7 @@ func TestSweepStuckSelection(t *testing.T) {
 			To: document.StateDeferredForRetry, Reason: &reason, Actor: "test"}, store.Deferral{RetryAt: c.at})
 		require.NoError(t, err)
 	}
-	_, err := s.Transition(ctx, store.Change{DocumentID: done.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"})
+	_, err := s.Transition(ctx, succeeded(store.Change{DocumentID: done.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"}, done.LogID))
 	require.NoError(t, err)
 
 	// Received documents younger than the deadline stay; only the overdue

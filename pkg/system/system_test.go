@@ -35,7 +35,8 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	var logIDs []string
 	for i := range 3 {
 		d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: uuid.NewString(), ClientID: "acme",
-			MessageID: "m" + string(rune('a'+i)), FileSHA256: make([]byte, 32), Filename: "f.pdf", Template: "t"}
+			MessageID: "m" + string(rune('a'+i)), FileSHA256: make([]byte, 32), Filename: "f.pdf", Template: "t",
+			SourceKey: "sources/m" + string(rune('a'+i)) + ".pdf"}
 		m := jobs.Process(qcfg.SubjectPrefix, d, 1, time.Now())
 		_, created, err := st.CreateDocument(ctx, d, m)
 		require.NoError(t, err)

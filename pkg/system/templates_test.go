@@ -187,7 +187,7 @@ func TestCataloguePin(t *testing.T) {
 	pushed(t, st, "", tpl("po", "PO"))
 	waitFor(t, 2*time.Second, resolves(tm, "acme", "po", "", "po"))
 	d := document.Document{ID: "0195f0a4-0000-7000-8000-000000000001", LogID: "l1", ClientID: "acme", MessageID: "m1",
-		FileSHA256: make([]byte, 32), Filename: "a.pdf", Subject: "s", Template: "po", SourcePath: "s3://b/k"}
+		FileSHA256: make([]byte, 32), Filename: "a.pdf", Subject: "s", Template: "po", SourceKey: "k", SourcePath: "s3://b/k"}
 	_, _, err := st.CreateDocument(t.Context(), d, store.OutboxRow{Subject: "x", MsgID: "x", Payload: []byte("x")})
 	require.NoError(t, err)
 	d.State = document.StateReceived
@@ -211,6 +211,7 @@ func TestCataloguePin(t *testing.T) {
 
 	other := d
 	other.ID, other.LogID, other.MessageID, other.Template = "0195f0a4-0000-7000-8000-000000000002", "l2", "m2", "nope"
+	other.SourceKey, other.SourcePath = "k2", "s3://b/k2"
 	_, _, err = st.CreateDocument(t.Context(), other, store.OutboxRow{Subject: "x", MsgID: "y", Payload: []byte("x")})
 	require.NoError(t, err)
 	_, _, err = tm.Pin(t.Context(), other, "processor")

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/observability"
 	"go.opentelemetry.io/otel/attribute"
 
@@ -196,14 +195,10 @@ func (d *dispatcher) body(ctx context.Context, dv store.Delivery, doc document.D
 const maxResultBytes = 32 << 20
 
 func (d *dispatcher) readResult(ctx context.Context, doc document.Document) (string, error) {
-	if doc.ResultPath == "" {
-		return "", fmt.Errorf("document %s has no result path", doc.LogID)
+	if doc.ResultKey == "" {
+		return "", fmt.Errorf("document %s has no result", doc.LogID)
 	}
-	key, err := objectstore.KeyOf(d.objects, doc.ResultPath)
-	if err != nil {
-		return "", err
-	}
-	r, err := d.objects.Get(ctx, key)
+	r, err := d.objects.Get(ctx, doc.ResultKey)
 	if err != nil {
 		return "", fmt.Errorf("read result of %s: %w", doc.LogID, err)
 	}

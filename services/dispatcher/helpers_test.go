@@ -177,7 +177,8 @@ func (b *bundle) document(clientID, tmpl string, state document.State, reason do
 	t, ctx := b.t, b.t.Context()
 	id := newID()
 	d := document.Document{ID: uuid(id), LogID: "log" + id[:12], ClientID: clientID, MessageID: "mail-" + id[:8],
-		FileSHA256: make([]byte, 32), FileSize: 10, Filename: "po.pdf", Subject: "PO", Template: tmpl}
+		FileSHA256: make([]byte, 32), FileSize: 10, Filename: "po.pdf", Subject: "PO", Template: tmpl,
+		SourceKey: objectstore.SourceKey("log"+id[:12], time.Now())}
 	created, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: b.qcfg.ProcessSubject(clientID), MsgID: d.LogID + ":process:1"})
 	require.NoError(t, err)
 	out := doc{Document: created}
@@ -187,10 +188,11 @@ func (b *bundle) document(clientID, tmpl string, state document.State, reason do
 	}
 	if state == document.StateProcessedSuccess {
 		out.XML = fmt.Sprintf("<?xml version=\"1.0\"?>\n<ORDER><ORDER_ID>%s</ORDER_ID><NOTE>Grüße &amp; \"quotes\"</NOTE></ORDER>", d.LogID)
-		key := objectstore.ResultKey(d.LogID, time.Now(), "xml")
+		key, jsonKey := objectstore.ResultKey(d.LogID, time.Now(), "xml"), objectstore.ResultKey(d.LogID, time.Now(), "json")
 		require.NoError(t, b.objs.Put(ctx, key, strings.NewReader(out.XML), int64(len(out.XML)), "application/xml"))
-		p := b.objs.URI(key)
-		ch.ResultPath = &p
+		require.NoError(t, b.objs.Put(ctx, jsonKey, strings.NewReader("{}"), 2, "application/json"))
+		p, jp := b.objs.URI(key), b.objs.URI(jsonKey)
+		ch.ResultKey, ch.ResultPath, ch.ResultJSONKey, ch.ResultJSONPath = &key, &p, &jsonKey, &jp
 	}
 	after := created
 	after.State = state

@@ -149,7 +149,7 @@ func (f *fuzzServer) serve(t *testing.T, req *http.Request) {
 			t.Fatalf("filename keeps a path: %q", d.Filename)
 		}
 		f.objs.mu.Lock()
-		obj, ok := f.objs.objs[strings.TrimPrefix(d.SourcePath, "mem://")]
+		obj, ok := f.objs.objs[d.SourceKey]
 		f.objs.mu.Unlock()
 		if !ok || !bytes.HasPrefix(obj, []byte("%PDF-")) {
 			t.Fatalf("202 for %q without a stored PDF", d.MessageID)

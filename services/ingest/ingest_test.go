@@ -236,9 +236,10 @@ func TestUploadMultipartAccepted(t *testing.T) {
 	require.NotContains(t, d.Filename, "/")
 	require.NotContains(t, d.Filename, "..\\")
 	// The PDF is in the object store under a key made from the log id only.
-	require.True(t, strings.HasPrefix(d.SourcePath, "s3://"+b.obj.Bucket()+"/sources/"))
-	require.True(t, strings.HasSuffix(d.SourcePath, "/"+logID+".pdf"))
-	rc, err := b.obj.Get(t.Context(), strings.TrimPrefix(d.SourcePath, "s3://"+b.obj.Bucket()+"/"))
+	// The key is stored with the document, the URI shown names it.
+	require.Regexp(t, `^sources/\d{4}/\d{2}/\d{2}/`+logID+`\.pdf$`, d.SourceKey)
+	require.Equal(t, "s3://"+b.obj.Bucket()+"/"+d.SourceKey, d.SourcePath)
+	rc, err := b.obj.Get(t.Context(), d.SourceKey)
 	require.NoError(t, err)
 	stored, _ := io.ReadAll(rc)
 	rc.Close()

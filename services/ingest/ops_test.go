@@ -61,9 +61,10 @@ func setupOps(t *testing.T, token string) *opsBundle {
 func dlqDocument(t *testing.T, st *store.Store, prefix, messageID string) document.Document {
 	t.Helper()
 	ctx := t.Context()
-	d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: messageID,
+	logID := uuid.NewString()
+	d := document.Document{ID: uuid.NewString(), LogID: logID, ClientID: "acme", MessageID: messageID,
 		FileSHA256: make([]byte, 32), FileSize: 1234, Filename: "po.pdf", Subject: "PO " + messageID,
-		Template: "contoso-po", SourcePath: "s3://docintake/sources/x.pdf"}
+		Template: "contoso-po", SourceKey: "sources/" + logID + ".pdf", SourcePath: "s3://docintake/sources/" + logID + ".pdf"}
 	job := jobs.Process(prefix, d, 1, time.Now())
 	d, created, err := st.CreateDocument(ctx, d, job)
 	require.NoError(t, err)

@@ -188,7 +188,7 @@ func TestReprocessAPI(t *testing.T) {
 	ctx := t.Context()
 	d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: "m-1",
 		FileSHA256: make([]byte, 32), FileSize: 1, Filename: "po.pdf", Subject: "PO", Template: "acme-po",
-		SourcePath: "s3://b/sources/x.pdf"}
+		SourceKey: "sources/x.pdf", SourcePath: "s3://b/sources/x.pdf"}
 	d, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: "intake.process.acme", MsgID: d.LogID + ":process:1", Payload: []byte("x")})
 	require.NoError(t, err)
 

@@ -400,7 +400,7 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 	}
 	c.Set("log_id", logID)
 	key := objectstore.SourceKey(logID, now)
-	d.SourcePath = s.objects.URI(key)
+	d.SourceKey, d.SourcePath = key, s.objects.URI(key)
 	r, err := sp.Reader()
 	if err != nil {
 		return err

@@ -24,7 +24,8 @@ func dlqDoc(t *testing.T, st *store.Store, msg string) document.Document {
 	t.Helper()
 	sum := sha256.Sum256([]byte(msg))
 	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: uuid.NewString(), ClientID: "acme", MessageID: msg,
-		FileSHA256: sum[:], FileSize: 1, Filename: "a.pdf", Subject: "PO", Template: "acme", SourcePath: "s3://b/sources/x.pdf"}
+		FileSHA256: sum[:], FileSize: 1, Filename: "a.pdf", Subject: "PO", Template: "acme",
+		SourceKey: "sources/" + msg + ".pdf", SourcePath: "s3://b/sources/" + msg + ".pdf"}
 	m := jobs.Process("intake", d, 1, d.CreatedAt)
 	d, _, err := st.CreateDocument(t.Context(), d, m)
 	require.NoError(t, err)

@@ -35,7 +35,8 @@ func TestStatus(t *testing.T) {
 	var dlq document.Document
 	for i, mid := range []string{"m-1", "m-2"} {
 		d := document.Document{ID: uuid.NewString(), LogID: uuid.NewString(), ClientID: "acme", MessageID: mid,
-			FileSHA256: make([]byte, 32), FileSize: 10, Filename: "a.pdf", Subject: "s", Template: "contoso-po"}
+			FileSHA256: make([]byte, 32), FileSize: 10, Filename: "a.pdf", Subject: "s", Template: "contoso-po",
+			SourceKey: "sources/" + mid + ".pdf"}
 		job := jobs.Process(qcfg.SubjectPrefix, d, 1, time.Now())
 		d, _, err := st.CreateDocument(ctx, d, job)
 		require.NoError(t, err)

@@ -233,10 +233,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 // readSource reads the document's PDF. A missing, oversized or unaddressable
 // source is the document's failure; a store that does not answer is not.
 func (w *worker) readSource(ctx context.Context, doc document.Document) ([]byte, error) {
-	key, err := objectstore.KeyOf(w.objects, doc.SourcePath)
-	if err != nil {
-		return nil, &failure{"source", err}
-	}
+	key := doc.SourceKey
 	rc, err := w.objects.Get(ctx, key)
 	if err != nil {
 		if k := document.ErrorKind(err); k == document.ENOTFOUND || k == document.EINVALID {
@@ -276,7 +273,7 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 	}
 	xmlURI, jsonURI := w.objects.URI(xmlKey), w.objects.URI(jsonKey)
 	return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedSuccess, Reason: noReason(), Detail: res.outcome.Detail,
-		ResultPath: &xmlURI, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, outSuccess)
+		ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, outSuccess)
 }
 
 // finish commits a processed_* state with the dispatcher's job. Every

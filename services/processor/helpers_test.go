@@ -191,7 +191,7 @@ func (b *bundle) create(pdf []byte, o docOpts) document.Document {
 	sum := sha256.Sum256(pdf)
 	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: o.client, MessageID: "m-" + logID,
 		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "order.pdf", Subject: "PO", Template: o.template,
-		ResultMode: o.mode, SourcePath: b.objects.URI(key)}
+		ResultMode: o.mode, SourceKey: key, SourcePath: b.objects.URI(key)}
 	m := jobs.Process(b.qcfg.SubjectPrefix, d, 1, now)
 	d, created, err := b.st.CreateDocument(ctx, d, m)
 	require.NoError(b.t, err)

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"path"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ type lister interface {
 // writes the PDF first and commits the document after, so an upload killed
 // in between leaves its object behind. An object is an orphan only once it
 // is older than grace (an upload may still be committing) and no document
-// has its log id. Replicas may race on the same orphan; deleting twice is
+// has it as its source key. Replicas may race on the same orphan; deleting twice is
 // harmless and store.RecordOrphanRemoved counts it once.
 type orphanCollector struct {
 	st      *store.Store
@@ -97,22 +96,22 @@ func (c *orphanCollector) collect(ctx context.Context, now time.Time) (int, erro
 	return removed, flush()
 }
 
-// removeUnknown deletes the objects whose log id names no document.
+// removeUnknown deletes the objects that are no document's source.
 func (c *orphanCollector) removeUnknown(ctx context.Context, objs []objectstore.Object) (int, error) {
 	if len(objs) == 0 {
 		return 0, nil
 	}
-	ids := make([]string, len(objs))
+	keys := make([]string, len(objs))
 	for i, o := range objs {
-		ids[i] = strings.TrimSuffix(path.Base(o.Key), ".pdf")
+		keys[i] = o.Key
 	}
-	known, err := c.st.KnownLogIDs(ctx, ids)
+	known, err := c.st.KnownSourceKeys(ctx, keys)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for i, o := range objs {
-		if known[ids[i]] {
+	for _, o := range objs {
+		if known[o.Key] {
 			continue
 		}
 		if err := c.objects.Delete(ctx, o.Key); err != nil {

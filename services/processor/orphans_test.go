@@ -3,7 +3,6 @@ package processor_test
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ func TestOrphanedSourcesCollected(t *testing.T) {
 		_, err := b.objects.Store.Get(ctx, key)
 		require.Equal(t, document.ENOTFOUND, document.ErrorKind(err), "orphan %s removed", key)
 	}
-	rc, err := b.objects.Store.Get(ctx, strings.TrimPrefix(kept.SourcePath, "s3://"+b.s3.Bucket+"/"))
+	rc, err := b.objects.Store.Get(ctx, kept.SourceKey)
 	require.NoError(t, err, "a document's source is never an orphan")
 	rc.Close()
 	c, err := b.st.OrphansRemoved(ctx)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/lifecycle"
+	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
 	"github.com/docintake/docintake/pkg/pdftext"
@@ -72,8 +73,14 @@ func TestOutcomes(t *testing.T) {
 		require.Equal(t, "2026-02-03", d.DocumentDate.Format(time.DateOnly), c.name)
 		if c.state != document.StateProcessedSuccess {
 			require.Empty(t, d.ResultPath, c.name)
+			require.Empty(t, d.ResultKey, c.name)
 			continue
 		}
+		// The keys are stored with the document; the URIs shown name them.
+		require.Equal(t, objectstore.ResultKey(d.LogID, d.CreatedAt, "xml"), d.ResultKey)
+		require.Equal(t, objectstore.ResultKey(d.LogID, d.CreatedAt, "json"), d.ResultJSONKey)
+		require.Equal(t, b.objects.URI(d.ResultKey), d.ResultPath)
+		require.Equal(t, b.objects.URI(d.ResultJSONKey), d.ResultJSONPath)
 		require.Regexp(t, `^s3://`+b.s3.Bucket+`/results/\d{4}/\d{2}/\d{2}/`+d.LogID+`\.xml$`, d.ResultPath)
 		require.Regexp(t, `^s3://`+b.s3.Bucket+`/results/\d{4}/\d{2}/\d{2}/`+d.LogID+`\.json$`, d.ResultJSONPath)
 		xml := b.read(d.ResultPath)
@@ -256,7 +263,7 @@ func TestPoisonDocuments(t *testing.T) {
 	garbage := b.upload([]byte("%PDF-1.4\nthis is not a PDF at all\n%%EOF\n"), docOpts{})
 	panicking := b.upload(pdfLines([]string{"PANIC-IN-EXTRACTION"}), docOpts{})
 	missing := b.create(orderPDF("P-0", nil), docOpts{})
-	require.NoError(t, b.objects.Delete(t.Context(), strings.TrimPrefix(missing.SourcePath, "s3://"+b.s3.Bucket+"/")))
+	require.NoError(t, b.objects.Delete(t.Context(), missing.SourceKey))
 	b.flush()
 	for _, d := range []document.Document{garbage, panicking, missing} {
 		d = b.waitState(d, document.StateDLQ, 30*time.Second)

@@ -16,9 +16,9 @@ import (
 )
 
 type row struct {
-	logID, clientID, messageID, state                 string
-	sourcePath, resultPath, resultJSONPath, reasonStr string
-	processSeq, failures                              int
+	logID, clientID, messageID, state              string
+	sourceKey, resultKey, resultJSONKey, reasonStr string
+	processSeq, failures                           int
 }
 
 // expectedStatus is the webhook status a document's final state reports
@@ -50,14 +50,14 @@ func (h *harness) verify(ctx context.Context, ups []*upload) error {
 	rep := h.report
 	rows := map[string]row{} // client_id/message_id → row
 	byLog := map[string]row{}
-	r, err := h.pool.Query(ctx, `SELECT log_id, client_id, message_id, state, coalesce(source_path, ''),
-		coalesce(result_path, ''), coalesce(result_json_path, ''), coalesce(status_reason, ''), process_seq, failures FROM documents`)
+	r, err := h.pool.Query(ctx, `SELECT log_id, client_id, message_id, state, source_key,
+		coalesce(result_key, ''), coalesce(result_json_key, ''), coalesce(status_reason, ''), process_seq, failures FROM documents`)
 	if err != nil {
 		return fmt.Errorf("read documents: %w", err)
 	}
 	for r.Next() {
 		var x row
-		if err := r.Scan(&x.logID, &x.clientID, &x.messageID, &x.state, &x.sourcePath, &x.resultPath, &x.resultJSONPath,
+		if err := r.Scan(&x.logID, &x.clientID, &x.messageID, &x.state, &x.sourceKey, &x.resultKey, &x.resultJSONKey,
 			&x.reasonStr, &x.processSeq, &x.failures); err != nil {
 			return err
 		}
@@ -218,26 +218,20 @@ func (h *harness) checkObjects(ctx context.Context, byLog map[string]row) error 
 	if err != nil {
 		return err
 	}
-	prefix := "s3://chaos/"
 	var checked, absent int
 	var absentEx []string
 	known := map[string]bool{}
 	for _, x := range byLog {
-		for _, p := range []string{x.sourcePath, x.resultPath, x.resultJSONPath} {
-			if p == "" {
+		for _, key := range []string{x.sourceKey, x.resultKey, x.resultJSONKey} {
+			if key == "" {
 				continue
 			}
-			key := strings.TrimPrefix(p, prefix)
 			known[key] = true
 			checked++
 			if _, err := st.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("chaos"), Key: aws.String(key)}); err != nil {
 				absent++
-				absentEx = appendMax(absentEx, fmt.Sprintf("%s: %s (%v)", x.logID, p, err))
+				absentEx = appendMax(absentEx, fmt.Sprintf("%s: %s (%v)", x.logID, key, err))
 			}
-		}
-		if x.sourcePath == "" {
-			absent++
-			absentEx = appendMax(absentEx, x.logID+": no source_path")
 		}
 	}
 	h.report.check("objects-present", absent == 0, "%d/%d objects named by document rows exist%s", checked-absent, checked, list(absentEx))
