@@ -73,6 +73,74 @@ type Config struct {
 	WebhookAllowPrivate   bool
 	WebhookConcurrency    int
 	DispatcherConcurrency int
+
+	// Tuning holds internal values that are no environment variable;
+	// FromEnv sets them, so their defaults live here with the others.
+	Tuning Tuning
+}
+
+// Tuning holds the internal timings and sizes of the services and libraries:
+// not worth an environment variable, but written once, here. A library
+// option or service setting left zero falls back to Defaults().Tuning.
+type Tuning struct {
+	// RelayBatchSize is the number of outbox rows one relay transaction
+	// claims and publishes together.
+	RelayBatchSize int
+	// RelayPollInterval is how often a relay looks for rows nobody
+	// notified it about (committed by another process, or a failed batch).
+	RelayPollInterval time.Duration
+	// RelayPublishTimeout bounds the wait for a batch's JetStream acks.
+	RelayPublishTimeout time.Duration
+	// StreamDuplicates is the stream's Nats-Msg-Id dedup window; it must
+	// cover the longest time between a publish and its row marked sent.
+	StreamDuplicates time.Duration
+	// ConsumerMaxDeliver bounds deliveries per message of both consumers.
+	ConsumerMaxDeliver int
+	// DispatcherAckWait and DispatcherMaxAckPending configure the
+	// dispatcher's consumer (the processor's are environment variables).
+	DispatcherAckWait       time.Duration
+	DispatcherMaxAckPending int
+	// DispatcherPollInterval is how often the dispatcher looks for due
+	// webhook retries.
+	DispatcherPollInterval time.Duration
+	// WebhookLeaseMargin is added to INTAKE_WEBHOOK_TIMEOUT for an
+	// attempt's lease.
+	WebhookLeaseMargin time.Duration
+	// DeliveryBackstop is when a published deliver job that never arrived
+	// is republished.
+	DeliveryBackstop time.Duration
+	// DispatcherBusyDelay is the nak delay of a job whose client has no
+	// free webhook slot (±50% jitter).
+	DispatcherBusyDelay time.Duration
+	// DispatcherMetricsInterval is how often the dispatcher reads its
+	// backlog gauges from PostgreSQL.
+	DispatcherMetricsInterval time.Duration
+	// ReadHeaderTimeout bounds the time an API client may take to send its
+	// request headers (slowloris).
+	ReadHeaderTimeout time.Duration
+	// OpsRefresh is how often the ops console's pages reload themselves;
+	// OpsDLQLimit is how many dlq documents its page lists.
+	OpsRefresh  time.Duration
+	OpsDLQLimit int
+}
+
+// defaultTuning is every Tuning default.
+var defaultTuning = Tuning{
+	RelayBatchSize:            100,
+	RelayPollInterval:         time.Second,
+	RelayPublishTimeout:       10 * time.Second,
+	StreamDuplicates:          2 * time.Minute,
+	ConsumerMaxDeliver:        10,
+	DispatcherAckWait:         30 * time.Second,
+	DispatcherMaxAckPending:   10000,
+	DispatcherPollInterval:    time.Second,
+	WebhookLeaseMargin:        5 * time.Second,
+	DeliveryBackstop:          2 * time.Minute,
+	DispatcherBusyDelay:       time.Second,
+	DispatcherMetricsInterval: 10 * time.Second,
+	ReadHeaderTimeout:         10 * time.Second,
+	OpsRefresh:                10 * time.Second,
+	OpsDLQLimit:               200,
 }
 
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
@@ -224,7 +292,7 @@ var Vars = []Var{
 // FromEnv builds the configuration from getenv (os.Getenv in main; a map in
 // tests), applying defaults, then validates it. Errors name the variable.
 func FromEnv(getenv func(string) string) (Config, error) {
-	var c Config
+	c := Config{Tuning: defaultTuning}
 	for _, v := range Vars {
 		val, from := getenv(v.Name), "environment"
 		if val == "" {

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +66,17 @@ func TestDefaultsFunc(t *testing.T) {
 	require.Equal(t, 15*time.Second, d.WebhookTimeout)
 	require.Equal(t, 16, d.DispatcherConcurrency)
 	require.Equal(t, 12*time.Hour, d.OpsSessionTTL)
+}
+
+// Every internal tuning value has its default here, so a library's zero
+// fallback never lands on zero.
+func TestTuningDefaultsAreSet(t *testing.T) {
+	t.Parallel()
+	v := reflect.ValueOf(config.Defaults().Tuning)
+	for i := range v.NumField() {
+		require.False(t, v.Field(i).IsZero(), "Tuning.%s has no default", v.Type().Field(i).Name)
+	}
+	c, err := config.FromEnv(env(map[string]string{"INTAKE_LOG_LEVEL": "debug"}))
+	require.NoError(t, err)
+	require.Equal(t, config.Defaults().Tuning, c.Tuning, "FromEnv sets the tuning defaults too")
 }

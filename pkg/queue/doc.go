@@ -14,14 +14,18 @@
 // # Publishing
 //
 // Jobs are written to the outbox table in the same transaction as the state
-// change. A Relay publishes committed rows and marks them sent; a relay that
-// dies between publish and mark republishes with the same message id, which
-// the stream drops:
+// change. A Relay claims committed rows in batches, publishes each batch
+// asynchronously (all messages sent, then all acks awaited) and marks them
+// sent; a relay that dies between publish and mark republishes with the same
+// message id, which the stream drops. A process runs one relay around all of
+// its services, which wake it (Notifier) after their commits:
 //
 //	cfg := queue.DefaultConfig()
 //	if err := queue.Ensure(ctx, js, cfg); err != nil { ... }
 //	relay := queue.NewRelay(st, queue.NewPublisher(js, cfg.Stream), logger, queue.RelayOptions{})
-//	go relay.Run(ctx)      // and relay.Notify() after each commit
+//	err := relay.Serve(ctx, grace, func(ctx context.Context) error {
+//		return runServices(ctx, relay) // they call relay.Notify() after each commit
+//	})
 //
 // # Consuming
 //

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -18,7 +19,8 @@ import (
 )
 
 // memOutbox is an in-memory OutboxSource with the contract of the store's:
-// rows in id order, publish before mark, a publish error stops the batch.
+// rows in id order, publish before mark, rows whose publish failed are given
+// back.
 type memOutbox struct {
 	mu    sync.Mutex
 	rows  []queue.OutboxMessage
@@ -48,7 +50,7 @@ func (m *memOutbox) unsent() int {
 	return len(m.rows) - len(m.sent)
 }
 
-func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, queue.OutboxMessage) error) (int, error) {
+func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, []queue.OutboxMessage) []error) (int, error) {
 	m.mu.Lock() // stands in for the row locks of FOR UPDATE
 	defer m.mu.Unlock()
 	m.calls <- limit
@@ -65,10 +67,13 @@ func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(con
 	}
 	var published []int64
 	var perr error
-	for _, r := range claimed {
-		if err := publish(ctx, r); err != nil {
-			perr = err
-			break
+	errs := publish(ctx, claimed)
+	for i, r := range claimed {
+		if i < len(errs) && errs[i] != nil {
+			if perr == nil {
+				perr = errs[i]
+			}
+			continue
 		}
 		published = append(published, r.ID)
 	}
@@ -91,17 +96,24 @@ type fakePublisher struct {
 
 func newFakePublisher() *fakePublisher { return &fakePublisher{published: make(chan string, 1000)} }
 
-func (p *fakePublisher) Publish(_ context.Context, _, msgID string, _ []byte) error {
-	if p.PublishFunc != nil {
-		if err := p.PublishFunc(msgID); err != nil {
-			return err
+func (p *fakePublisher) PublishBatch(_ context.Context, msgs []queue.OutboxMessage) []error {
+	var errs []error
+	for i, m := range msgs {
+		if p.PublishFunc != nil {
+			if err := p.PublishFunc(m.MsgID); err != nil {
+				if errs == nil {
+					errs = make([]error, len(msgs))
+				}
+				errs[i] = err
+				continue
+			}
 		}
+		p.mu.Lock()
+		p.got = append(p.got, m.MsgID)
+		p.mu.Unlock()
+		p.published <- m.MsgID
 	}
-	p.mu.Lock()
-	p.got = append(p.got, msgID)
-	p.mu.Unlock()
-	p.published <- msgID
-	return nil
+	return errs
 }
 
 func (p *fakePublisher) ids() []string {
@@ -144,7 +156,7 @@ func TestRelayFlushBatches(t *testing.T) {
 	require.Zero(t, n)
 }
 
-func TestRelayPublishErrorStopsBatch(t *testing.T) {
+func TestRelayPublishErrorGivesBackFailedRows(t *testing.T) {
 	t.Parallel()
 	src, pub := newMemOutbox(), newFakePublisher()
 	for i := range 5 {
@@ -160,14 +172,14 @@ func TestRelayPublishErrorStopsBatch(t *testing.T) {
 	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{})
 	n, err := r.Flush(t.Context())
 	require.ErrorContains(t, err, "timeout")
-	require.Equal(t, 2, n, "rows published before the failure are marked")
-	require.Equal(t, 3, src.unsent())
+	require.Equal(t, 4, n, "the published rows are marked")
+	require.Equal(t, 1, src.unsent(), "the failed one is given back")
 
 	broken = false
 	n, err = r.Flush(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, 3, n)
-	require.Equal(t, []string{"m0", "m1", "m2", "m3", "m4"}, pub.ids())
+	require.Equal(t, 1, n)
+	require.Equal(t, []string{"m0", "m1", "m3", "m4", "m2"}, pub.ids())
 }
 
 func TestRelayRunWakesOnNotify(t *testing.T) {
@@ -268,4 +280,93 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 		require.NoError(t, m.Ack())
 	}
 	require.Equal(t, []string{"L0", "L1", "L2"}, payloads)
+}
+
+// TestPublishBatch publishes a batch to real JetStream in one go: every
+// message lands once and in order with its headers, a repeated dedup id is
+// not stored twice, and a message no stream takes fails alone.
+func TestPublishBatch(t *testing.T) {
+	t.Parallel()
+	js := queuetest.JetStream(t)
+	cfg := queuetest.Ensure(t, js, nil)
+	pub := queue.NewPublisher(js, cfg.Stream)
+	subj := cfg.ProcessSubject("acme")
+	batch := []queue.OutboxMessage{
+		{Subject: subj, MsgID: testMsgID("L0", 1), Payload: []byte("L0"), Headers: map[string]string{"traceparent": "00-abc-def-01"}},
+		{Subject: "nobody.listens.here", MsgID: "lost", Payload: []byte("x")},
+		{Subject: subj, MsgID: testMsgID("L1", 1), Payload: []byte("L1")},
+		{Subject: subj, MsgID: "", Payload: []byte("no id")},
+		{Subject: subj, MsgID: testMsgID("L0", 1), Payload: []byte("L0")}, // a copy: dropped by the stream
+		{Subject: subj, MsgID: testMsgID("L2", 1), Payload: []byte("L2")},
+	}
+	errs := pub.PublishBatch(t.Context(), batch)
+	require.Len(t, errs, len(batch))
+	for i, err := range errs {
+		switch i {
+		case 1:
+			require.Error(t, err, "no stream takes the subject")
+		case 3:
+			require.ErrorIs(t, err, queue.ErrEmptyMsgID)
+		default:
+			require.NoError(t, err, "message %d", i)
+		}
+	}
+	require.Nil(t, pub.PublishBatch(t.Context(), batch[2:3]), "all published: nil")
+
+	cons, err := js.Consumer(t.Context(), cfg.Stream, cfg.Processor.Durable)
+	require.NoError(t, err)
+	msgs, err := cons.FetchNoWait(10)
+	require.NoError(t, err)
+	var payloads []string
+	var trace string
+	for m := range msgs.Messages() {
+		payloads = append(payloads, string(m.Data()))
+		if string(m.Data()) == "L0" {
+			trace = m.Headers().Get("traceparent")
+		}
+		require.NoError(t, m.Ack())
+	}
+	require.Equal(t, []string{"L0", "L1", "L2"}, payloads)
+	require.Equal(t, "00-abc-def-01", trace)
+}
+
+// TestRelayServe runs work beside the relay: rows committed while work runs
+// are relayed on Notify, the relay outlives work, and rows committed in
+// work's last moments are published by the final flush. The relay gauge
+// shows one relay while it runs.
+func TestRelayServe(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	reg := prometheus.NewRegistry()
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: time.Hour, Registry: reg})
+	// A second relay in the same registry shares the gauge (and would show
+	// up as 2 while running).
+	queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{Registry: reg})
+	gauge := func() float64 {
+		fams, err := reg.Gather()
+		require.NoError(t, err)
+		for _, f := range fams {
+			if f.GetName() == "docintake_outbox_relays" {
+				return f.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatal("no docintake_outbox_relays metric")
+		return 0
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	err := r.Serve(ctx, 5*time.Second, func(ctx context.Context) error {
+		recv(t, src.calls) // the relay's first pass
+		require.Equal(t, 1.0, gauge())
+		src.add("s", "during", "")
+		r.Notify()
+		require.Equal(t, "during", recv(t, pub.published))
+		cancel() // the process is told to stop; its services drain
+		<-ctx.Done()
+		src.add("s", "last", "") // committed while draining, no Notify
+		return errors.New("work failed")
+	})
+	require.EqualError(t, err, "work failed", "work's error is returned")
+	require.Equal(t, "last", recv(t, pub.published), "the final flush published it")
+	require.Zero(t, src.unsent())
+	require.Equal(t, 0.0, gauge(), "the relay has stopped")
 }

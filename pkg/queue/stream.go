@@ -6,25 +6,28 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Config describes the stream and its two durable consumers. The zero value
 // is not usable; start from DefaultConfig or call WithDefaults.
 type Config struct {
-	// Stream is the stream name. Defaults to "INTAKE".
+	// Stream is the stream name. Defaults to INTAKE_STREAM's default.
 	Stream string
 	// SubjectPrefix is the first subject token: jobs go to
 	// <prefix>.process.<client_id> and <prefix>.deliver.<client_id>.
-	// Defaults to "intake". Tests use their own stream and prefix.
+	// Defaults to INTAKE_SUBJECT_PREFIX's default. Tests use their own
+	// stream and prefix.
 	SubjectPrefix string
 	// Duplicates is the window in which a repeated Nats-Msg-Id is dropped.
-	// Defaults to 2 minutes; it must cover the longest time between a
-	// publish and the outbox row being marked sent.
+	// Defaults to config's Tuning.StreamDuplicates; it must cover the
+	// longest time between a publish and the outbox row being marked sent.
 	Duplicates time.Duration
-	// Replicas of the stream. Defaults to 1.
+	// Replicas of the stream. Defaults to INTAKE_STREAM_REPLICAS's default.
 	Replicas int
 	// Storage of the stream. Defaults to (and is normally) file storage;
 	// set memory storage only for throwaway setups.
@@ -41,10 +44,11 @@ type ConsumerConfig struct {
 	Durable string
 	// AckWait is how long the server waits for an ack (or an InProgress
 	// heartbeat, which Consume sends every AckWait/3) before redelivering.
-	// Defaults to 30s.
+	// Defaults to INTAKE_PROCESSOR_ACK_WAIT's default for the processor,
+	// config's Tuning.DispatcherAckWait for the dispatcher.
 	AckWait time.Duration
 	// MaxDeliver bounds deliveries per message, naks included. Defaults
-	// to 10. The last delivery is flagged by Delivery.LastAttempt.
+	// to config's Tuning.ConsumerMaxDeliver. The last delivery is flagged by Delivery.LastAttempt.
 	MaxDeliver int
 	// BackOff is the server's redelivery schedule for unacked messages
 	// (crashed or stuck workers): delivery n+1 comes BackOff[n-1] after
@@ -61,26 +65,30 @@ type ConsumerConfig struct {
 	// replicas. Messages nak'ed with a delay (deferred documents) count
 	// against it until redelivered, so it must be well above the number of
 	// documents that can be deferred at once, or deferrals starve new work.
-	// Defaults to 10000.
+	// Defaults to INTAKE_PROCESSOR_MAX_ACK_PENDING's default for the
+	// processor, config's Tuning.DispatcherMaxAckPending for the dispatcher.
 	MaxAckPending int
 }
 
 // DefaultConfig returns the production configuration.
 func DefaultConfig() Config { return Config{}.WithDefaults() }
 
-// WithDefaults returns c with every zero field set to its default.
+// WithDefaults returns c with every zero field set to its default
+// (config.Defaults: the processor's consumer from its environment
+// variables, the rest from its Tuning).
 func (c Config) WithDefaults() Config {
+	d := config.Defaults()
 	if c.Stream == "" {
-		c.Stream = "INTAKE"
+		c.Stream = d.Stream
 	}
 	if c.SubjectPrefix == "" {
-		c.SubjectPrefix = "intake"
+		c.SubjectPrefix = d.SubjectPrefix
 	}
 	if c.Duplicates == 0 {
-		c.Duplicates = 2 * time.Minute
+		c.Duplicates = d.Tuning.StreamDuplicates
 	}
 	if c.Replicas == 0 {
-		c.Replicas = 1
+		c.Replicas = d.StreamReplicas
 	}
 	if c.Processor.Durable == "" {
 		c.Processor.Durable = "processor"
@@ -88,20 +96,20 @@ func (c Config) WithDefaults() Config {
 	if c.Dispatcher.Durable == "" {
 		c.Dispatcher.Durable = "dispatcher"
 	}
-	c.Processor = c.Processor.withDefaults()
-	c.Dispatcher = c.Dispatcher.withDefaults()
+	c.Processor = c.Processor.withDefaults(d.ProcessorAckWait, d.ProcessorMaxAckPending)
+	c.Dispatcher = c.Dispatcher.withDefaults(d.Tuning.DispatcherAckWait, d.Tuning.DispatcherMaxAckPending)
 	return c
 }
 
-func (c ConsumerConfig) withDefaults() ConsumerConfig {
+func (c ConsumerConfig) withDefaults(ackWait time.Duration, maxAckPending int) ConsumerConfig {
 	if c.AckWait == 0 {
-		c.AckWait = 30 * time.Second
+		c.AckWait = ackWait
 	}
 	if c.MaxDeliver == 0 {
-		c.MaxDeliver = 10
+		c.MaxDeliver = config.Defaults().Tuning.ConsumerMaxDeliver
 	}
 	if c.MaxAckPending == 0 {
-		c.MaxAckPending = 10000
+		c.MaxAckPending = maxAckPending
 	}
 	return c
 }
@@ -256,6 +264,10 @@ func Stats(ctx context.Context, js jetstream.JetStream, stream, consumer string)
 type Publisher struct {
 	js     jetstream.JetStream
 	stream string
+
+	asyncOnce sync.Once // PublishBatch's own context (asyncJS)
+	async     jetstream.JetStream
+	asyncErr  error
 }
 
 // NewPublisher returns a publisher whose messages must land in stream (the

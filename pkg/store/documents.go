@@ -339,17 +339,19 @@ func newOutboxBatch(rows []OutboxRow) (outboxBatch, error) {
 func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payloads, b.headers} }
 
 // RelayOutbox claims up to limit unsent rows with FOR UPDATE SKIP LOCKED (so
-// several relays share the work without blocking), calls publish for each in
-// id order, marks the published ones sent and commits. A publish error stops
-// the batch; rows published before it are still marked. If the process dies
-// between publish and commit, the rows are published again later with the
-// same MsgID and the broker's dedup window drops the copy.
+// several relays share the work without blocking), calls publish once with
+// the batch in id order, gives back the rows whose publish failed and
+// commits. publish returns nil when every row was published, else one error
+// per row (nil: published). If the process dies between publish and commit,
+// the rows are published again later with the same MsgID and the broker's
+// dedup window drops the copy. Returns how many rows stay marked sent and
+// the first publish error.
 //
 // The claim marks the batch sent in the same statement (the row locks are
 // held until the commit either way), so a batch costs BEGIN, one UPDATE …
 // RETURNING and COMMIT; only a publish error adds a statement, which gives
 // the unpublished rows back.
-func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, m OutboxRow) error) (int, error) {
+func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, batch []OutboxRow) []error) (int, error) {
 	var marked int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
@@ -372,22 +374,27 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 		if err := rows.Err(); err != nil {
 			return translate(err, "claim outbox")
 		}
+		if len(batch) == 0 {
+			return nil
+		}
 		// RETURNING comes in no particular order; publish in id order.
 		slices.SortFunc(batch, func(a, b OutboxRow) int { return cmp.Compare(a.ID, b.ID) })
+		errs := publish(ctx, batch)
+		var unsent []int64
 		for i, m := range batch {
-			if err := publish(ctx, m); err != nil {
-				pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, err)
-				var unsent []int64
-				for _, r := range batch[i:] {
-					unsent = append(unsent, r.ID)
+			if i < len(errs) && errs[i] != nil {
+				if pubErr == nil {
+					pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, errs[i])
 				}
-				if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = NULL WHERE id = ANY($1)`, unsent); err != nil {
-					return translate(err, "unmark outbox")
-				}
-				break
+				unsent = append(unsent, m.ID)
 			}
-			marked++
 		}
+		if len(unsent) > 0 {
+			if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = NULL WHERE id = ANY($1)`, unsent); err != nil {
+				return translate(err, "unmark outbox")
+			}
+		}
+		marked = len(batch) - len(unsent)
 		return nil
 	})
 	if err != nil {

@@ -53,8 +53,8 @@ func TestTransitionWritesEventAndOutboxTogether(t *testing.T) {
 	require.Equal(t, "no order number", ev[1].Detail)
 
 	var seen []store.OutboxRow
-	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, m store.OutboxRow) error {
-		seen = append(seen, m)
+	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+		seen = append(seen, batch...)
 		return nil
 	})
 	require.NoError(t, err)

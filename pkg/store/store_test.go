@@ -239,18 +239,28 @@ func TestRelayOutbox(t *testing.T) {
 	for i := range 5 {
 		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)}}))
 	}
-	// A publish failure stops the batch; what was published is marked.
+	// The batch comes in id order; a row whose publish failed is given
+	// back, the published ones stay marked.
 	var seen []string
-	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, m store.OutboxRow) error {
-		if m.MsgID == "2" {
-			return fmt.Errorf("broker down")
+	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+		errs := make([]error, len(batch))
+		for i, m := range batch {
+			seen = append(seen, m.MsgID)
+			if m.MsgID == "2" {
+				errs[i] = fmt.Errorf("broker down")
+			}
 		}
-		seen = append(seen, m.MsgID)
-		return nil
+		return errs
 	})
-	require.Error(t, err)
-	require.Equal(t, 2, n)
-	require.Equal(t, []string{"0", "1"}, seen)
+	require.ErrorContains(t, err, "broker down")
+	require.Equal(t, 4, n)
+	require.Equal(t, []string{"0", "1", "2", "3", "4"}, seen)
+	pending, err := s.PendingOutbox(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, pending, "only the failed row is unsent")
+	for i := 5; i < 7; i++ {
+		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)}}))
+	}
 
 	// Two relays at once never publish the same row twice.
 	var mu sync.Mutex
@@ -261,9 +271,11 @@ func TestRelayOutbox(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				n, err := s.RelayOutbox(ctx, 1, func(_ context.Context, m store.OutboxRow) error {
+				n, err := s.RelayOutbox(ctx, 1, func(_ context.Context, batch []store.OutboxRow) []error {
 					mu.Lock()
-					count[m.MsgID]++
+					for _, m := range batch {
+						count[m.MsgID]++
+					}
 					mu.Unlock()
 					return nil
 				})
@@ -275,7 +287,7 @@ func TestRelayOutbox(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.Equal(t, map[string]int{"2": 1, "3": 1, "4": 1}, count)
+	require.Equal(t, map[string]int{"2": 1, "5": 1, "6": 1}, count)
 }
 
 func TestMappings(t *testing.T) {

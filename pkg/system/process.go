@@ -6,6 +6,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,12 +15,16 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Process is what one separate docintake service runs on: its configuration
-// and its connected adapters. Open builds it, Close releases it in reverse
-// order.
+// Process is what one separate docintake service runs on: its configuration,
+// its connected adapters and its one outbox relay. Open builds it, Close
+// releases it in reverse order.
 type Process struct {
 	Config config.Config
 	Adapters
+	// Relay is the process's one outbox relay (Adapters.Outbox wakes it).
+	// ServeWorker runs it around the worker; ingest's main runs it around
+	// the API with Relay.Serve.
+	Relay *queue.Relay
 
 	closers []func() // in opening order; Close runs them backwards
 }
@@ -34,6 +39,10 @@ type Adapters struct {
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
 	Registry  *prometheus.Registry
+	// Outbox wakes the process's one outbox relay after a commit that
+	// wrote outbox rows. The services never run a relay of their own: the
+	// process runs one (Process.Relay, standalone's) for all of them.
+	Outbox queue.Notifier
 }
 
 // Named returns a copy whose logger is named name (one component of a
@@ -107,7 +116,20 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 			p.Logger.Warn("nats drain", zap.Error(err))
 		}
 	})
+	p.Relay = NewRelay(p.Adapters, cfg)
+	p.Outbox = p.Relay
 	return p, nil
+}
+
+// NewRelay returns the outbox relay of a process running on a: one per
+// process, whatever services it runs, publishing the store's outbox to the
+// configured stream; its metrics go to a.Registry.
+func NewRelay(a Adapters, cfg config.Config) *queue.Relay {
+	var opts queue.RelayOptions
+	if a.Registry != nil { // a nil *Registry in the interface would not be nil
+		opts.Registry = a.Registry
+	}
+	return queue.NewRelay(a.Store, queue.NewPublisher(a.JetStream, QueueConfig(cfg).Stream), a.Logger.Named("relay"), opts)
 }
 
 // Close drains NATS, closes the pool, flushes traces and the log.
@@ -141,9 +163,11 @@ func (p *Process) ServePprof(ctx context.Context) (wait func()) {
 	return func() { <-done }
 }
 
-// ServeWorker runs work together with the health/metrics server on
-// INTAKE_METRICS_ADDR until ctx is done or either fails; readiness turns 503
-// as soon as the process starts draining.
+// ServeWorker runs work together with the process's outbox relay and the
+// health/metrics server on INTAKE_METRICS_ADDR until ctx is done or either
+// fails; readiness turns 503 as soon as the process starts draining. The
+// relay stops after work has drained, with a last flush of what it
+// committed.
 func (p *Process) ServeWorker(ctx context.Context, work func(ctx context.Context) error) error {
 	health := p.Health()
 	workCtx, stopWork := context.WithCancel(ctx)
@@ -153,7 +177,7 @@ func (p *Process) ServeWorker(ctx context.Context, work func(ctx context.Context
 	g := new(errgroup.Group)
 	g.Go(func() error {
 		defer stopWork()
-		return work(workCtx)
+		return p.Relay.Serve(workCtx, p.Config.ShutdownTimeout, work)
 	})
 	g.Go(func() error {
 		defer stopWork()

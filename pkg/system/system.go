@@ -107,7 +107,7 @@ func NATSPing(nc *nats.Conn) func(context.Context) error {
 }
 
 // The store's outbox is what the queue's relay reads (both speak
-// jobs.Message), so services hand the store to queue.NewRelay directly.
+// jobs.Message), so NewRelay hands the store to queue.NewRelay directly.
 var _ queue.OutboxSource = (*store.Store)(nil)
 
 // EnsureDir creates dir (and parents) with owner-only permissions.

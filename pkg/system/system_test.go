@@ -47,11 +47,17 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	src := st
 
 	// First relay: publishes the first row, then dies before marking it.
-	_, err := src.RelayOutbox(ctx, 10, func(ctx context.Context, m queue.OutboxMessage) error {
-		if err := pub.Publish(ctx, m.Subject, m.MsgID, m.Payload); err != nil {
-			return err
+	_, err := src.RelayOutbox(ctx, 10, func(ctx context.Context, batch []queue.OutboxMessage) []error {
+		errs := make([]error, len(batch))
+		for i, m := range batch {
+			errs[i] = errKilled
+			if i == 0 {
+				if err := pub.Publish(ctx, m.Subject, m.MsgID, m.Payload); err != nil {
+					errs[i] = err
+				}
+			}
 		}
-		return errKilled
+		return errs
 	})
 	require.ErrorIs(t, err, errKilled)
 	pending, err := st.PendingOutbox(ctx)

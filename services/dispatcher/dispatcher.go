@@ -4,7 +4,8 @@
 // # How a delivery flows
 //
 // The processor commits an outbox row (jobs.Deliver) with every outcome. The
-// relay publishes it; a worker of the durable consumer "dispatcher" picks it
+// relay of the process that committed it publishes it (every process runs
+// one: Run does not, the process does — pkg/system, standalone); a worker of the durable consumer "dispatcher" picks it
 // up, records the delivery in PostgreSQL (its id is the webhook-id) and makes
 // one HTTP attempt. On 2xx the document moves processed_* → sent_* →
 // finished_* in transactions that also store the attempt. On failure the
@@ -54,47 +55,49 @@ type Deps struct {
 }
 
 // Tuning holds the dispatcher's internal timings. Zero fields take their
-// defaults; tests shorten them.
+// defaults from config.Defaults().Tuning; tests shorten them.
 type Tuning struct {
-	// PollInterval is how often the scheduler looks for due retries.
-	// Defaults to 1s.
+	// PollInterval is how often the scheduler looks for due retries
+	// (config's Tuning.DispatcherPollInterval).
 	PollInterval time.Duration
-	// LeaseMargin is added to INTAKE_WEBHOOK_TIMEOUT for an attempt's lease.
-	// Defaults to 5s.
+	// LeaseMargin is added to INTAKE_WEBHOOK_TIMEOUT for an attempt's lease
+	// (config's Tuning.WebhookLeaseMargin).
 	LeaseMargin time.Duration
-	// Backstop is when a published job that never arrived is republished.
-	// Defaults to 2m.
+	// Backstop is when a published job that never arrived is republished
+	// (config's Tuning.DeliveryBackstop).
 	Backstop time.Duration
-	// BusyDelay is the nak delay of a job whose client has no free slot
-	// (±50% jitter). Defaults to 1s.
+	// BusyDelay is the nak delay of a job whose client has no free slot,
+	// ±50% jitter (config's Tuning.DispatcherBusyDelay).
 	BusyDelay time.Duration
-	// MetricsInterval is how often backlog gauges are read from
-	// PostgreSQL. Defaults to 10s.
+	// MetricsInterval is how often backlog gauges are read from PostgreSQL
+	// (config's Tuning.DispatcherMetricsInterval).
 	MetricsInterval time.Duration
 }
 
 func (t Tuning) withDefaults() Tuning {
+	d := config.Defaults().Tuning
 	if t.PollInterval <= 0 {
-		t.PollInterval = time.Second
+		t.PollInterval = d.DispatcherPollInterval
 	}
 	if t.LeaseMargin <= 0 {
-		t.LeaseMargin = 5 * time.Second
+		t.LeaseMargin = d.WebhookLeaseMargin
 	}
 	if t.Backstop <= 0 {
-		t.Backstop = 2 * time.Minute
+		t.Backstop = d.DeliveryBackstop
 	}
 	if t.BusyDelay <= 0 {
-		t.BusyDelay = time.Second
+		t.BusyDelay = d.DispatcherBusyDelay
 	}
 	if t.MetricsInterval <= 0 {
-		t.MetricsInterval = 10 * time.Second
+		t.MetricsInterval = d.DispatcherMetricsInterval
 	}
 	return t
 }
 
-// Run works until ctx is done, then drains: the outbox relay, the consumer
-// (at most INTAKE_DISPATCHER_CONCURRENCY attempts at once), the retry
-// scheduler and the backlog metrics. It returns an error when the consumer
+// Run works until ctx is done, then drains: the consumer (at most
+// INTAKE_DISPATCHER_CONCURRENCY attempts at once), the retry scheduler and
+// the backlog metrics. The dispatcher writes no outbox rows; its process
+// still runs one relay, for the rows other processes leave behind. It returns an error when the consumer
 // cannot be read.
 func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if d.Store == nil || d.Objects == nil || d.JetStream == nil || d.Logger == nil {
@@ -126,18 +129,11 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if err != nil {
 		return fmt.Errorf("dispatcher consumer %s on %s: %w", qcfg.Dispatcher.Durable, qcfg.Stream, err)
 	}
-	relay := queue.NewRelay(d.Store, dp.pub, d.Logger.Named("relay"), queue.RelayOptions{})
 	concurrency := cfg.DispatcherConcurrency
 	if concurrency <= 0 {
 		concurrency = config.Defaults().DispatcherConcurrency
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if err := relay.Run(gctx); err != nil {
-			return fmt.Errorf("outbox relay: %w", err)
-		}
-		return nil
-	})
 	g.Go(func() error {
 		return queue.Consume(gctx, cons, concurrency, dp.handle, queue.ConsumeOptions{
 			Logger: d.Logger.Named("consumer"), ShutdownGrace: cfg.ShutdownTimeout})

@@ -117,7 +117,8 @@ func templatesDir(t *testing.T) string {
 	return dir
 }
 
-// start runs the dispatcher in this process until the test ends.
+// start runs the dispatcher in this process, with the process's outbox relay
+// around it as its binary runs it, until the test ends.
 func (b *bundle) start(tuning dispatcher.Tuning) {
 	b.t.Helper()
 	cfg := b.config()
@@ -128,10 +129,14 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	a := system.Adapters{Store: b.st, Objects: b.objs, Templates: tm, JetStream: b.js,
+		Logger: zaptest.NewLogger(b.t).Named("dispatcher"), Registry: reg}
+	relay := system.NewRelay(a, cfg)
+	a.Outbox = relay
 	go func() {
-		done <- dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objs,
-			Templates: tm, JetStream: b.js, Logger: zaptest.NewLogger(b.t).Named("dispatcher"),
-			Registry: reg}, Tuning: tuning})
+		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
+			return dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: a, Tuning: tuning})
+		})
 	}()
 	b.t.Cleanup(func() {
 		cancel()

@@ -30,7 +30,8 @@ type Config struct {
 	ShutdownTimeout time.Duration // grace for in-flight requests
 	SubjectPrefix   string        // jobs go to <prefix>.process.<client>
 	// ReadHeaderTimeout bounds the time a client may take to send the
-	// request headers (slowloris); 0 means 10s.
+	// request headers (slowloris); 0 means config's
+	// Tuning.ReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
 }
 
@@ -87,10 +88,10 @@ func New(cfg Config, st Store, objects Objects, templates Templates, notify func
 		panic("ingest.New: nil dependency")
 	}
 	if cfg.MaxUploadBytes <= 0 {
-		cfg.MaxUploadBytes = 25 << 20
+		cfg.MaxUploadBytes = config.Defaults().MaxUploadBytes
 	}
 	if cfg.SubjectPrefix == "" {
-		cfg.SubjectPrefix = "intake"
+		cfg.SubjectPrefix = config.Defaults().SubjectPrefix
 	}
 	s := &Server{cfg: cfg, store: st, objects: objects, templates: templates, notify: notify, logger: logger,
 		health: health, metrics: newHTTPMetrics(reg), now: time.Now}
@@ -115,7 +116,7 @@ func (s *Server) Run(ctx context.Context, addr string, bound chan<- string) erro
 	}
 	headerTimeout := s.cfg.ReadHeaderTimeout
 	if headerTimeout <= 0 {
-		headerTimeout = 10 * time.Second
+		headerTimeout = config.Defaults().Tuning.ReadHeaderTimeout
 	}
 	srv := &http.Server{
 		Handler: s.echo,

@@ -46,9 +46,10 @@ type OpsConfig struct {
 	Consumers []string
 	// SubjectPrefix is where re-queued and re-delivered jobs go.
 	SubjectPrefix string
-	// Refresh is the pages' auto-refresh interval. Defaults to 10s.
+	// Refresh is the pages' auto-refresh interval. Defaults to config's
+	// Tuning.OpsRefresh.
 	Refresh time.Duration
-	// DLQLimit caps the DLQ list. Defaults to 200.
+	// DLQLimit caps the DLQ list. Defaults to config's Tuning.OpsDLQLimit.
 	DLQLimit int
 }
 
@@ -82,10 +83,10 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 		cfg.Consumers = []string{"processor", "dispatcher"}
 	}
 	if cfg.Refresh <= 0 {
-		cfg.Refresh = 10 * time.Second
+		cfg.Refresh = config.Defaults().Tuning.OpsRefresh
 	}
 	if cfg.DLQLimit <= 0 {
-		cfg.DLQLimit = 200
+		cfg.DLQLimit = config.Defaults().Tuning.OpsDLQLimit
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = config.Defaults().OpsSessionTTL

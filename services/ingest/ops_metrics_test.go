@@ -15,6 +15,7 @@ import (
 	"github.com/docintake/docintake/pkg/queue/queuetest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/ingest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -23,9 +24,9 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-// TestMetricsAfterUpload runs ingest as its binary does (Serve: API, relay,
-// metrics wiring) and checks /metrics after one upload has been accepted
-// and its job published.
+// TestMetricsAfterUpload runs ingest as its binary does (the process's relay
+// around Serve: API, metrics wiring) and checks /metrics after one upload
+// has been accepted and its job published.
 func TestMetricsAfterUpload(t *testing.T) {
 	t.Parallel()
 	st := storetest.Store(t)
@@ -42,9 +43,13 @@ func TestMetricsAfterUpload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	bound := make(chan string, 1)
 	done := make(chan error, 1)
+	a := system.Adapters{Store: st, NATS: nc, JetStream: js, Logger: zaptest.NewLogger(t), Registry: observability.NewRegistry()}
+	relay := system.NewRelay(a, cfg)
 	go func() {
-		done <- ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: templates{"contoso-po": nil},
-			NATS: nc, JetStream: js, Logger: zaptest.NewLogger(t), Registry: observability.NewRegistry()}, bound)
+		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
+			return ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: templates{"contoso-po": nil},
+				NATS: nc, JetStream: js, Logger: a.Logger, Registry: a.Registry, Outbox: relay}, bound)
+		})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -76,7 +81,10 @@ func TestMetricsAfterUpload(t *testing.T) {
 		}
 		fams = scrape(t, "http://"+addr+"/metrics")
 		f, ok := fams["docintake_outbox_unsent"]
-		return ok && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge().GetValue() == 0
+		// The relay counts a batch after its commit.
+		relayed, counted := fams["docintake_outbox_relayed_total"]
+		return ok && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge().GetValue() == 0 &&
+			counted && relayed.GetMetric()[0].GetCounter().GetValue() == 1
 	}, 20*time.Second, 20*time.Millisecond)
 
 	value := func(name string, labels ...string) float64 {
@@ -104,6 +112,8 @@ func TestMetricsAfterUpload(t *testing.T) {
 	require.Equal(t, float64(len(pdf)), fams["docintake_ingest_upload_bytes"].GetMetric()[0].GetHistogram().GetSampleSum())
 	require.Equal(t, 0.0, value("docintake_outbox_unsent"))
 	require.Equal(t, 0.0, value("docintake_outbox_oldest_unsent_age_seconds"))
+	require.Equal(t, 1.0, value("docintake_outbox_relays"), "the process runs one relay")
+	require.Equal(t, 1.0, value("docintake_outbox_relayed_total"))
 	require.Greater(t, value("docintake_consumer_oldest_pending_age_seconds", "consumer", "processor"), 0.0)
 	require.Equal(t, 0.0, value("docintake_consumer_oldest_pending_age_seconds", "consumer", "dispatcher"))
 	require.Contains(t, fams, "go_goroutines", "the registry carries the runtime collectors")

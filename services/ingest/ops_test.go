@@ -204,8 +204,10 @@ func TestOpsActions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, p.ProcessSeq, "the re-queue is attempt 2 of the document")
 	var msgIDs []string
-	_, err = b.st.RelayOutbox(ctx, 10, func(_ context.Context, m store.OutboxRow) error {
-		msgIDs = append(msgIDs, m.MsgID)
+	_, err = b.st.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+		for _, m := range batch {
+			msgIDs = append(msgIDs, m.MsgID)
+		}
 		return nil
 	})
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -13,7 +14,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 )
 
 // Deps are the connected adapters the ingest service runs on; the binary and
@@ -26,22 +26,27 @@ type Deps struct {
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
 	Registry  *prometheus.Registry
+	// Outbox wakes the process's outbox relay after an upload's commit, so
+	// its job is published without waiting for the relay's poll. The
+	// process runs the relay (cmd/ingest, standalone) and keeps it running
+	// until Serve has drained.
+	Outbox queue.Notifier
 }
 
-// Serve runs the API on cfg.HTTPAddr and the outbox relay that publishes
-// accepted documents' jobs, until ctx is done; then it drains both. bound,
-// if not nil, receives the API's address once it listens.
+// Serve runs the API on cfg.HTTPAddr until ctx is done, then drains it.
+// bound, if not nil, receives the API's address once it listens.
 func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) error {
+	if d.Outbox == nil {
+		return errors.New("ingest: Deps.Outbox is nil: the process must run an outbox relay")
+	}
 	qcfg := system.QueueConfig(cfg)
-	relay := queue.NewRelay(d.Store, queue.NewPublisher(d.JetStream, qcfg.Stream),
-		d.Logger.Named("relay"), queue.RelayOptions{})
 	health := observability.NewHealth(
 		observability.Check{Name: "postgres", Func: d.Store.Ping},
 		observability.Check{Name: "objectstore", Func: d.Objects.Ping},
 		observability.Check{Name: "nats", Func: system.NATSPing(d.NATS)},
 	)
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
-		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, relay.Notify, d.Logger, d.Registry, health)
+		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, d.Outbox.Notify, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.
@@ -55,27 +60,8 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.JetStream)
 
-	// The relay outlives the HTTP server's drain: it stops only after the
-	// last accepted upload has been committed, so its job is published now
-	// rather than at the next start.
-	httpCtx, stopHTTP := context.WithCancel(ctx)
-	defer stopHTTP()
-	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopRelay()
-	g := new(errgroup.Group)
-	g.Go(func() error {
-		defer stopRelay()
-		if err := srv.Run(httpCtx, cfg.HTTPAddr, bound); err != nil {
-			return fmt.Errorf("ingest api: %w", err)
-		}
-		return nil
-	})
-	g.Go(func() error {
-		defer stopHTTP()
-		if err := relay.Run(relayCtx); err != nil {
-			return fmt.Errorf("outbox relay: %w", err)
-		}
-		return nil
-	})
-	return g.Wait()
+	if err := srv.Run(ctx, cfg.HTTPAddr, bound); err != nil {
+		return fmt.Errorf("ingest api: %w", err)
+	}
+	return nil
 }

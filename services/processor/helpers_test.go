@@ -127,20 +127,25 @@ type instance struct {
 	stop func() error
 }
 
-// start runs processor.Run on its own NATS connection (like a separate
-// replica) until the test ends or stop is called.
+// start runs processor.Run on its own NATS connection with its own outbox
+// relay around it (like a separate replica's process) until the test ends or
+// stop is called.
 func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 	b.t.Helper()
 	nc, js := queuetest.Connect(b.t, b.natsURL)
 	reg := prometheus.NewRegistry()
 	d := processor.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
 		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}}
+	relay := system.NewRelay(d.Adapters, b.cfg)
+	d.Outbox = relay
 	for _, m := range mod {
 		m(&d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- processor.Run(ctx, b.cfg, d) }()
+	go func() {
+		done <- relay.Serve(ctx, b.cfg.ShutdownTimeout, func(ctx context.Context) error { return processor.Run(ctx, b.cfg, d) })
+	}()
 	var once sync.Once
 	var err error
 	stop := func() error {

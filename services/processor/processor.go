@@ -14,7 +14,10 @@
 //     worker killed each time) to dlq;
 //   - a sweeper that re-enqueues documents whose job was lost;
 //   - a collector of source objects no document refers to (orphans.go);
-//   - an outbox relay, and Prometheus metrics on Deps.Registry.
+//   - Prometheus metrics on Deps.Registry.
+//
+// The outcomes' outbox rows are published by the process's one relay
+// (Deps.Outbox), which the process runs around Run.
 //
 // Every state change is a compare-and-set, so duplicated, redelivered and
 // superseded jobs are acknowledged without effect.
@@ -49,11 +52,12 @@ const actor = "processor"
 
 // Run works until ctx is done, then stops fetching, lets in-flight documents
 // finish within INTAKE_SHUTDOWN_TIMEOUT (their jobs are nak'ed for a peer
-// otherwise), flushes the outbox and returns nil. It returns an error when
-// it cannot start or the consumer becomes unreadable.
+// otherwise) and returns nil; the process's relay, still running, publishes
+// their outcomes. It returns an error when it cannot start or the consumer
+// becomes unreadable.
 func Run(ctx context.Context, cfg config.Config, d Deps) error {
-	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil {
-		return errors.New("processor: Deps needs Store, Objects, Templates, NATS and JetStream")
+	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil || d.Outbox == nil {
+		return errors.New("processor: Deps needs Store, Objects, Templates, NATS, JetStream and Outbox")
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
@@ -86,10 +90,8 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			zap.Int("max_deliver", info.Config.MaxDeliver), zap.Int("schedule", len(cfg.ProcessorRetry)))
 	}
 
-	relay := queue.NewRelay(d.Store, queue.NewPublisher(d.JetStream, qcfg.Stream),
-		d.Logger.Named("relay"), queue.RelayOptions{})
 	w := &worker{
-		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine, relay: relay,
+		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine, outbox: d.Outbox,
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},
@@ -98,7 +100,6 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	orphans := newOrphanCollector(d.Store, d.Objects, cfg.OrphanGrace, d.Logger.Named("orphans"), d.Registry)
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error {
 		return w.sweepLoop(gctx, cfg.SweepInterval, cfg.StuckAfter, jobQueue{js: d.JetStream, stream: qcfg.Stream,
 			processor: qcfg.Processor.Durable, dispatcher: qcfg.Dispatcher.Durable})
@@ -123,13 +124,5 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		}
 		return nil
 	})
-	err = g.Wait()
-	// Outcomes committed in the last moments are announced now rather than
-	// by the next relay that happens to poll.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, ferr := relay.Flush(fctx); ferr != nil {
-		d.Logger.Warn("final outbox flush", zap.Error(ferr))
-	}
-	return err
+	return g.Wait()
 }

@@ -151,7 +151,7 @@ func (w *worker) sweepBatches(ctx context.Context, what string, batch func(now t
 		}
 		if len(docs) > 0 {
 			w.metrics.swept.Add(float64(len(docs)))
-			w.relay.Notify()
+			w.outbox.Notify()
 		}
 		if err != nil || len(docs) < 100 {
 			return total, err

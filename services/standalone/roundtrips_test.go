@@ -268,7 +268,7 @@ func TestStatementsPerDocument(t *testing.T) {
 
 	counter := &sqlCounter{openTx: map[*pgx.Conn]int{}}
 	stores := map[string]*store.Store{}
-	for _, stage := range []string{"ingest", "processor", "dispatcher"} {
+	for _, stage := range []string{"ingest", "processor", "dispatcher", "relay"} {
 		stores[stage] = counter.pool(t, url, stage)
 	}
 	// The processor pins template versions through the catalogue's store.
@@ -288,22 +288,28 @@ func TestStatementsPerDocument(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 
+	// The process's one relay, on a pool of its own.
+	relay := disystem.NewRelay(disystem.Adapters{Store: stores["relay"], JetStream: js, Logger: logger.Named("relay")}, cfg)
 	adapters := func(stage string) disystem.Adapters {
 		return disystem.Adapters{Store: stores[stage], Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
-			Logger: logger.Named(stage), Registry: observability.NewRegistry()}
+			Logger: logger.Named(stage), Registry: observability.NewRegistry(), Outbox: relay}
 	}
 	bound := make(chan string, 1)
 	g := new(errgroup.Group)
 	g.Go(func() error {
 		a := adapters("ingest")
 		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
-			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry, Outbox: a.Outbox}, bound)
 	})
 	g.Go(func() error { return processor.Run(ctx, cfg, processor.Deps{Adapters: adapters("processor")}) })
 	g.Go(func() error { return dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: adapters("dispatcher")}) })
+	relayDone := make(chan error, 1)
+	go func() {
+		relayDone <- relay.Serve(ctx, cfg.ShutdownTimeout, func(context.Context) error { return g.Wait() })
+	}()
 	t.Cleanup(func() {
 		cancel()
-		require.NoError(t, g.Wait())
+		require.NoError(t, <-relayDone)
 	})
 	var api string
 	select {

@@ -29,8 +29,8 @@ import (
 )
 
 // Run starts everything and serves until ctx is done, then drains the API,
-// the workers, NATS and the private PostgreSQL (if it started one), in that
-// order. bound, if not nil, receives the API address once it listens.
+// the workers, the process's one outbox relay, NATS and the private
+// PostgreSQL (if it started one), in that order. bound, if not nil, receives the API address once it listens.
 func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<- string) error {
 	dataDir, err := system.EnsureDir(cfg.DataDir)
 	if err != nil {
@@ -107,30 +107,42 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	defer nc.Close()
 
 	reg := observability.NewRegistry()
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWork()
-	g := new(errgroup.Group)
-	// The API stops first (ctx); the workers keep running until it has
-	// drained, so nothing it accepted waits for the next start.
 	adapters := system.Adapters{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js, Logger: logger, Registry: reg}
-	g.Go(func() error {
-		defer stopWork()
-		a := adapters.Named("ingest")
-		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
-			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
+	// One outbox relay for the process, not one per service: the three
+	// services only write outbox rows and wake it. It stops after all of
+	// them have drained.
+	relay := system.NewRelay(adapters, cfg)
+	adapters.Outbox = relay
+	err = relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
+		return runServices(ctx, cfg, adapters, bound)
 	})
-	g.Go(func() error {
-		return processor.Run(workCtx, cfg, processor.Deps{Adapters: adapters.Named("processor")})
-	})
-	g.Go(func() error { return observability.ServePprof(workCtx, cfg.PprofAddr) })
-	g.Go(func() error {
-		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Adapters: adapters.Named("dispatcher")})
-	})
-	err = g.Wait()
 	if derr := nc.Drain(); derr != nil {
 		logger.Warn("nats drain", zap.Error(derr))
 	}
 	return err
+}
+
+// runServices runs ingest, the processor, the dispatcher and the profiler on
+// a until ctx is done. The API stops first (ctx); the workers keep running
+// until it has drained, so nothing it accepted waits for the next start.
+func runServices(ctx context.Context, cfg config.Config, a system.Adapters, bound chan<- string) error {
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	g := new(errgroup.Group)
+	g.Go(func() error {
+		defer stopWork()
+		a := a.Named("ingest")
+		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry, Outbox: a.Outbox}, bound)
+	})
+	g.Go(func() error {
+		return processor.Run(workCtx, cfg, processor.Deps{Adapters: a.Named("processor")})
+	})
+	g.Go(func() error { return observability.ServePprof(workCtx, cfg.PprofAddr) })
+	g.Go(func() error {
+		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Adapters: a.Named("dispatcher")})
+	})
+	return g.Wait()
 }
 
 // withToken puts the NATS token into a nats:// URL (nats.go reads a user

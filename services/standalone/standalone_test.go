@@ -319,6 +319,8 @@ func TestStandaloneEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(metrics), `docintake_processor_jobs_total{outcome="success"} 1`)
 	require.Contains(t, string(metrics), `docintake_consumer_pending{consumer="processor"} 0`)
+	// The three services share the process's one outbox relay.
+	require.Contains(t, string(metrics), "\ndocintake_outbox_relays 1\n")
 }
 
 // A template directory that cannot be read, or two templates claiming one

@@ -1,5 +1,6 @@
 // Command ingest serves docintake's client API (uploads, document details)
-// and relays accepted documents' jobs to JetStream.
+// and runs the process's outbox relay, which publishes accepted documents'
+// jobs to JetStream.
 package main
 
 import (
@@ -32,7 +33,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	pprofCtx, stopPprof := context.WithCancel(ctx)
 	waitPprof := p.ServePprof(pprofCtx)
 	defer func() { stopPprof(); waitPprof() }()
-	// ingest serves /healthz, /readyz and /metrics on its API port.
-	return ingest.Serve(ctx, p.Config, ingest.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
-		NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry}, nil)
+	// ingest serves /healthz, /readyz and /metrics on its API port. The
+	// process's one outbox relay runs until the API has drained, so the
+	// last accepted uploads' jobs are published now, not at the next start.
+	return p.Relay.Serve(ctx, p.Config.ShutdownTimeout, func(ctx context.Context) error {
+		return ingest.Serve(ctx, p.Config, ingest.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
+			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry, Outbox: p.Outbox}, nil)
+	})
 }
