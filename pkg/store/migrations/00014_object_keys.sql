@@ -29,13 +29,18 @@ ALTER TABLE documents
 --       <name> a UUID log id with .pdf, .xml or .json); none of those
 --       characters is ever percent-escaped, so no decoding is needed.
 -- Anything else stays NULL and stops the migration below, rather than
--- storing a wrong key.
+-- storing a wrong key. The function is STABLE (array_to_string is), so
+-- PostgreSQL inlines it into the UPDATE; S3 URIs take string functions only
+-- (a regex with a capture group cost several times as much per row). The
+-- UPDATE rewrites every row once under the ALTER's lock.
 -- +goose StatementBegin
-CREATE FUNCTION pg_temp.object_key(uri text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE FUNCTION pg_temp.object_key(uri text) RETURNS text LANGUAGE sql STABLE AS $$
     SELECT CASE
-        WHEN uri LIKE 's3://%' THEN substring(uri FROM '^s3://[^/]+/(.+)$')
-        WHEN uri LIKE 'file://%' THEN
-            substring(uri FROM '^file://.*/((?:sources|results)/[0-9]{4}/[0-9]{2}/[0-9]{2}/[^/]+)$')
+        WHEN uri LIKE 's3://%' THEN nullif(substr(uri, nullif(strpos(substr(uri, 6), '/'), 0) + 6), '')
+        WHEN uri LIKE 'file://%'
+            AND array_to_string((string_to_array(uri, '/'))[cardinality(string_to_array(uri, '/')) - 4:], '/')
+                ~ '^(sources|results)/[0-9]{4}/[0-9]{2}/[0-9]{2}/[^/]+$'
+            THEN array_to_string((string_to_array(uri, '/'))[cardinality(string_to_array(uri, '/')) - 4:], '/')
     END
 $$;
 -- +goose StatementEnd
