@@ -36,6 +36,12 @@ type Fair struct {
 	// behind it gets the next free one). concurrency-1 keeps a worker free
 	// for the others at the price of a lone tenant's throughput.
 	PerTenant int
+	// Held, when set, is told how many messages the window holds (pulled,
+	// waiting for a worker) each time that changes. The broker counts them
+	// as delivered (ack pending), so this is the part of the queue only the
+	// process sees: an ops gauge. Called with the queue's lock held: it must
+	// not block.
+	Held func(n int)
 }
 
 // LastToken is Fair's default Tenant: the subject's last token.
@@ -53,10 +59,14 @@ type fairQueue struct {
 	window    int
 	perTenant int
 	closed    bool
+	report    func(held int)
 }
 
-func newFairQueue(window, perTenant int) *fairQueue {
-	q := &fairQueue{queues: map[string][]jetstream.Msg{}, inflight: map[string]int{}, window: window, perTenant: perTenant}
+func newFairQueue(window, perTenant int, report func(int)) *fairQueue {
+	if report == nil {
+		report = func(int) {}
+	}
+	q := &fairQueue{queues: map[string][]jetstream.Msg{}, inflight: map[string]int{}, window: window, perTenant: perTenant, report: report}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -79,6 +89,7 @@ func (q *fairQueue) add(tenant string, msg jetstream.Msg) {
 	}
 	q.queues[tenant] = append(q.queues[tenant], msg)
 	q.held++
+	q.report(q.held)
 	q.cond.Broadcast()
 }
 
@@ -100,6 +111,7 @@ func (q *fairQueue) take() (string, jetstream.Msg) {
 			q.queues[tenant] = msgs[1:]
 			q.inflight[tenant]++
 			q.held--
+			q.report(q.held)
 			q.next = k + 1
 			q.forget(tenant)
 			q.cond.Broadcast()
@@ -165,6 +177,7 @@ func (q *fairQueue) drain() []jetstream.Msg {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.queues, q.held = map[string][]jetstream.Msg{}, 0
+	q.report(0)
 	return held
 }
 
@@ -189,7 +202,7 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 	if err != nil {
 		return err
 	}
-	q := newFairQueue(f.Window, f.PerTenant)
+	q := newFairQueue(f.Window, f.PerTenant, f.Held)
 	workCtx, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
 

@@ -56,9 +56,19 @@ func TestConsumeFairTakesTenantsInTurn(t *testing.T) {
 		return nil
 	}
 	opts := b.opts(t)
-	opts.Fair = &queue.Fair{Window: 64}
+	var held atomic.Int64
+	opts.Fair = &queue.Fair{Window: 64, Held: func(n int) { held.Store(int64(n)) }}
 	startConsume(t, b.cons, 1, h, opts)
 	ackPending(t, b.cons, 14) // everything is pulled before the first finishes
+	// ... and sorted into the tenants' queues: the client library buffers
+	// what the broker counts as delivered, so ack pending alone does not say
+	// the window has seen calm's messages yet.
+	waitFor(t, 20*time.Second, func() error {
+		if n := held.Load(); n != 13 {
+			return fmt.Errorf("window holds %d, want 13 (one is in the worker)", n)
+		}
+		return nil
+	})
 	close(gate)
 	for range 14 {
 		order = append(order, recv(t, done))

@@ -20,6 +20,7 @@ type metrics struct {
 	jobs        *prometheus.CounterVec
 	extractSecs *prometheus.HistogramVec
 	swept       prometheus.Counter
+	held        prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStream, q queue.Config) *metrics {
@@ -37,6 +38,10 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 			Name: "docintake_processor_swept_total",
 			Help: "Documents the sweeper re-enqueued because their job was lost or overdue.",
 		}),
+		held: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "docintake_processor_window_held",
+			Help: "Process jobs this processor has pulled into its fair window and not yet started (the broker counts them as ack pending).",
+		}),
 	}
 	if reg == nil {
 		return m
@@ -44,6 +49,7 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 	m.jobs = register(reg, m.jobs)
 	m.extractSecs = register(reg, m.extractSecs)
 	m.swept = register(reg, m.swept)
+	m.held = register(reg, m.held)
 	register(reg, prometheus.Collector(&stateCollector{st: st, js: js, stream: q.Stream,
 		consumers: []string{q.Processor.Durable, q.Dispatcher.Durable}}))
 	return m

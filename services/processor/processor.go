@@ -117,7 +117,8 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			Backoff: func(uint64) time.Duration { return cfg.ProcessorFailureDelay },
 			// Clients (the subject's last token) take turns for the workers,
 			// so one client's burst or hanging PDFs do not starve the others.
-			Fair: &queue.Fair{Window: cfg.ProcessorFairWindow, PerTenant: cfg.ProcessorClientConcurrency},
+			Fair: &queue.Fair{Window: cfg.ProcessorFairWindow, PerTenant: cfg.ProcessorClientConcurrency,
+				Held: func(n int) { w.metrics.held.Set(float64(n)) }},
 		})
 		if err != nil && gctx.Err() == nil {
 			return fmt.Errorf("processor: %w", err)
