@@ -3,9 +3,9 @@ package template
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -55,17 +55,30 @@ type Result struct {
 // Prepare applies the template's text options in invoice2data's order:
 // remove_whitespace (runs of spaces), remove_accents, lowercase, replace.
 func (t *Template) Prepare(text string) string {
+	return t.Options.replace(t.Options.prepareBase(text))
+}
+
+// prepareBase applies the flag options (remove_whitespace,
+// remove_accents, lowercase); replace comes after them.
+func (o *Options) prepareBase(text string) string {
 	s := text
-	if t.Options.RemoveWhitespace {
-		s = spaceRun.ReplaceAllString(s, "")
+	if o.RemoveWhitespace {
+		// re.sub(' +', '', s): every run of spaces goes, so every space.
+		s = strings.ReplaceAll(s, " ", "")
 	}
-	if t.Options.RemoveAccents {
+	if o.RemoveAccents {
 		s = removeAccents(s)
 	}
-	if t.Options.Lowercase {
+	if o.Lowercase {
 		s = strings.ToLower(s)
 	}
-	for _, r := range t.Options.Replace {
+	return s
+}
+
+// replace applies options.replace in order; a replacement that fails (a
+// match timeout) leaves the text as it was.
+func (o *Options) replace(s string) string {
+	for _, r := range o.Replace {
 		if out, err := r.Re.sub(s, r.With); err == nil {
 			s = out
 		}
@@ -73,7 +86,89 @@ func (t *Template) Prepare(text string) string {
 	return s
 }
 
-var spaceRun = regexp.MustCompile(` +`)
+// baseKey indexes prepareBase's result by the three flags.
+func (o *Options) baseKey() int {
+	k := 0
+	if o.RemoveWhitespace {
+		k |= 1
+	}
+	if o.RemoveAccents {
+		k |= 2
+	}
+	if o.Lowercase {
+		k |= 4
+	}
+	return k
+}
+
+// preparer prepares one text for many templates, sharing the work between
+// templates whose options prepare alike: most templates have none (the
+// text itself), many share a flag combination, and replace lists repeat
+// the same substitutions (a family of templates by one author). Every
+// substitution is done once per distinct input. Per text the result equals
+// each template's own Prepare.
+type preparer struct {
+	text  string
+	base  [8]string
+	haveB [8]bool
+	subs  map[subKey]string
+	finds map[subKey]bool // keyword results (with empty)
+}
+
+// found is Regex.found, remembered per text and pattern: templates share
+// keywords (a company name, a VAT number) and most share their text. A
+// failed test (a match timeout) is not remembered.
+func (p *preparer) found(r *Regex, s string) (bool, error) {
+	key := subKey{in: unsafe.StringData(s), n: len(s), src: r.Source}
+	if ok, hit := p.finds[key]; hit {
+		return ok, nil
+	}
+	ok, err := r.found(s)
+	if err != nil {
+		return false, err
+	}
+	if p.finds == nil {
+		p.finds = map[subKey]bool{}
+	}
+	p.finds[key] = ok
+	return ok, nil
+}
+
+// subKey is one substitution of one input. The input is named by its bytes'
+// address and length: strings are immutable, the key's pointer keeps them
+// alive, and a substitution that matches nothing returns its input, so
+// templates whose lists differ only by substitutions that did not apply
+// reach the same key without hashing whole texts.
+type subKey struct {
+	in        *byte
+	n         int
+	src, with string
+}
+
+func (p *preparer) prepare(o *Options) string {
+	k := o.baseKey()
+	if !p.haveB[k] {
+		p.base[k], p.haveB[k] = o.prepareBase(p.text), true
+	}
+	s := p.base[k]
+	for _, r := range o.Replace {
+		key := subKey{in: unsafe.StringData(s), n: len(s), src: r.Re.Source, with: r.With}
+		if out, ok := p.subs[key]; ok {
+			s = out
+			continue
+		}
+		out, err := r.Re.sub(s, r.With)
+		if err != nil {
+			continue // as Prepare: a failed substitution leaves the text
+		}
+		if p.subs == nil {
+			p.subs = map[subKey]string{}
+		}
+		p.subs[key] = out
+		s = out
+	}
+	return s
+}
 
 // removeAccents is unicodedata.normalize('NFKD', s).encode('ascii',
 // 'ignore'): decomposed and stripped to ASCII.
@@ -97,10 +192,15 @@ type KeywordTrace struct {
 // Matches reports whether every keyword matches the prepared text and no
 // exclude keyword does.
 func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
+	return t.matches(prepared, (*Regex).found)
+}
+
+// matches is Matches with the keyword test passed in (Set.Match shares
+// results between templates).
+func (t *Template) matches(prepared string, found func(*Regex, string) (bool, error)) (bool, KeywordTrace) {
 	var kt KeywordTrace
 	for _, k := range t.Keywords {
-		m, err := k.search(prepared)
-		if err != nil || m == nil {
+		if ok, err := found(k, prepared); err != nil || !ok {
 			kt.Failed = append(kt.Failed, k.Source)
 		}
 	}
@@ -108,7 +208,7 @@ func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
 		return false, kt
 	}
 	for _, k := range t.ExcludeKeywords {
-		if m, err := k.search(prepared); err == nil && m != nil {
+		if ok, err := found(k, prepared); err == nil && ok {
 			kt.ExcludeHit = k.Source
 			return false, kt
 		}
@@ -118,14 +218,17 @@ func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
 
 // Match returns the first template, highest priority first, whose keywords
 // all match text and whose exclude keywords do not (invoice2data's choice).
-// The trace lists every template tried.
+// The trace lists every template tried. Each template's keywords are tested
+// on its own prepared text, as invoice2data does; templates that prepare
+// alike share one preparation.
 func (s *Set) Match(text string) (*Template, []TemplateTrace) {
 	var tr []TemplateTrace
+	p := preparer{text: text}
 	for _, t := range s.templates {
 		if t.DocIntake.Embedded == EmbeddedRequire {
 			continue // chosen by party id or name only: it has no text to match
 		}
-		ok, kt := t.Matches(t.Prepare(text))
+		ok, kt := t.matches(p.prepare(&t.Options), p.found)
 		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
 		if ok {
 			return t, tr
