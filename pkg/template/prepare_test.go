@@ -129,6 +129,7 @@ func corpusTexts(t *testing.T) map[string]string {
 // Prepare and substitutes through sub, both covered here, so its results
 // follow.
 func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("all templates × all corpus texts: skipped with -short")
 	}
@@ -213,6 +214,7 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 // engine on the edges: anchors, empty patterns, case folding beyond ASCII
 // (Kelvin sign, long s), groups around a literal, invalid UTF-8.
 func TestFoundShortcuts(t *testing.T) {
+	t.Parallel()
 	patterns := map[string]foundKind{
 		`$`: foundAlways, `^`: foundAlways, ``: foundLiteral, `(?m)$`: foundAlways, `(?m)^`: foundAlways, `\Z`: foundAlways,
 		`Novotel`: foundLiteral, `(Novotel)`: foundLiteral, `(?i)Novotel`: foundFold, `(?i)(novotel)`: foundFold,
