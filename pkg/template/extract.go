@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -105,21 +104,73 @@ func (o *Options) baseKey() int {
 // templates whose options prepare alike: most templates have none (the
 // text itself), many share a flag combination, and replace lists repeat
 // the same substitutions (a family of templates by one author). Every
-// substitution is done once per distinct input. Per text the result equals
-// each template's own Prepare.
+// substitution is done once per distinct input, every keyword tested once
+// per distinct prepared text. Per text the result equals each template's
+// own Prepare.
 type preparer struct {
 	text  string
-	base  [8]string
-	haveB [8]bool
-	subs  map[subKey]string
-	finds map[subKey]bool // keyword results (with empty)
+	texts []string // the prepared texts met so far, by id
+	base  [8]int   // 1 + the id of each flag combination's text; 0: not yet
+	subs  map[subKey]int
+	finds map[findKey]bool
 }
 
-// found is Regex.found, remembered per text and pattern: templates share
-// keywords (a company name, a VAT number) and most share their text. A
-// failed test (a match timeout) is not remembered.
-func (p *preparer) found(r *Regex, s string) (bool, error) {
-	key := subKey{in: unsafe.StringData(s), n: len(s), src: r.Source}
+// subKey is one substitution of the text with id in; findKey one keyword
+// test.
+type subKey struct {
+	in        int
+	src, with string
+}
+
+type findKey struct {
+	in  int
+	src string
+}
+
+// intern returns the id of s: from's id when the substitution that made s
+// from it changed nothing (it returns its input; comparing a string with
+// itself stops at the pointer), else a new one. Templates whose lists
+// differ only by substitutions that did not apply thus reach the same ids.
+func (p *preparer) intern(s string, from int) int {
+	if from >= 0 && p.texts[from] == s {
+		return from
+	}
+	p.texts = append(p.texts, s)
+	return len(p.texts) - 1
+}
+
+// prepare returns the id of o's prepared text.
+func (p *preparer) prepare(o *Options) int {
+	k := o.baseKey()
+	if p.base[k] == 0 {
+		p.base[k] = 1 + p.intern(o.prepareBase(p.text), -1)
+	}
+	id := p.base[k] - 1
+	for _, r := range o.Replace {
+		key := subKey{in: id, src: r.Re.Source, with: r.With}
+		if out, ok := p.subs[key]; ok {
+			id = out
+			continue
+		}
+		out, err := r.Re.sub(p.texts[id], r.With)
+		if err != nil {
+			continue // as Prepare: a failed substitution leaves the text
+		}
+		if p.subs == nil {
+			p.subs = map[subKey]int{}
+		}
+		next := p.intern(out, id)
+		p.subs[key] = next
+		id = next
+	}
+	return id
+}
+
+// found is Regex.found on the prepared text id (s), remembered per text and
+// pattern: templates share keywords (a company name, a VAT number) and
+// most share their text. A failed test (a match timeout) is not remembered.
+func (p *preparer) found(id int, r *Regex, s string) (bool, error) {
+	key := findKey{in: id, src: r.Source}
 	if ok, hit := p.finds[key]; hit {
 		return ok, nil
 	}
@@ -128,46 +179,10 @@ func (p *preparer) found(r *Regex, s string) (bool, error) {
 		return false, err
 	}
 	if p.finds == nil {
-		p.finds = map[subKey]bool{}
+		p.finds = map[findKey]bool{}
 	}
 	p.finds[key] = ok
 	return ok, nil
-}
-
-// subKey is one substitution of one input. The input is named by its bytes'
-// address and length: strings are immutable, the key's pointer keeps them
-// alive, and a substitution that matches nothing returns its input, so
-// templates whose lists differ only by substitutions that did not apply
-// reach the same key without hashing whole texts.
-type subKey struct {
-	in        *byte
-	n         int
-	src, with string
-}
-
-func (p *preparer) prepare(o *Options) string {
-	k := o.baseKey()
-	if !p.haveB[k] {
-		p.base[k], p.haveB[k] = o.prepareBase(p.text), true
-	}
-	s := p.base[k]
-	for _, r := range o.Replace {
-		key := subKey{in: unsafe.StringData(s), n: len(s), src: r.Re.Source, with: r.With}
-		if out, ok := p.subs[key]; ok {
-			s = out
-			continue
-		}
-		out, err := r.Re.sub(s, r.With)
-		if err != nil {
-			continue // as Prepare: a failed substitution leaves the text
-		}
-		if p.subs == nil {
-			p.subs = map[subKey]string{}
-		}
-		p.subs[key] = out
-		s = out
-	}
-	return s
 }
 
 // removeAccents is unicodedata.normalize('NFKD', s).encode('ascii',
@@ -228,7 +243,8 @@ func (s *Set) Match(text string) (*Template, []TemplateTrace) {
 		if t.DocIntake.Embedded == EmbeddedRequire {
 			continue // chosen by party id or name only: it has no text to match
 		}
-		ok, kt := t.matches(p.prepare(&t.Options), p.found)
+		id := p.prepare(&t.Options)
+		ok, kt := t.matches(p.texts[id], func(r *Regex, s string) (bool, error) { return p.found(id, r, s) })
 		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
 		if ok {
 			return t, tr

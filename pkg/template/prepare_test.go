@@ -162,7 +162,8 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 			p := preparer{text: text}
 			for _, tpl := range set.templates {
 				want := refPrepare(tpl, text)
-				if got := p.prepare(&tpl.Options); got != want {
+				id := p.prepare(&tpl.Options)
+				if got := p.texts[id]; got != want {
 					t.Fatalf("%s, template %s: shared preparation differs from the template's own", name, tpl.Name)
 				}
 				if got := tpl.Prepare(text); got != want {
@@ -175,7 +176,10 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 						if got != ref || (gerr == nil) != (rerr == nil) {
 							t.Fatalf("%s, template %s, keyword %q: found %v (%v), reference %v (%v)", name, tpl.Name, k.Source, got, gerr, ref, rerr)
 						}
-						if shared, _ := p.found(k, s); shared != ref {
+						if s != want {
+							continue
+						}
+						if shared, _ := p.found(id, k, s); shared != ref {
 							t.Fatalf("%s, template %s, keyword %q: shared result %v, reference %v", name, tpl.Name, k.Source, shared, ref)
 						}
 					}
