@@ -16,25 +16,12 @@ import (
 // The reference implementations below are keyword selection as it was before
 // Set.Match shared work between templates: each template prepares the text
 // itself (remove_whitespace as re.sub(' +', ''), every substitution through
-// findAll and expand) and every keyword runs the regex engine with groups.
+// findAll and expand: subAll) and every keyword runs the regex engine with groups.
 
 var refSpaceRun = regexp.MustCompile(` +`)
 
-func refSub(r *Regex, s, repl string) (string, error) {
-	ms, err := r.findAll(s, -1)
-	if err != nil || len(ms) == 0 {
-		return s, err
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range ms {
-		b.WriteString(s[last:m[0]])
-		b.WriteString(r.expand(s, m, repl))
-		last = m[1]
-	}
-	b.WriteString(s[last:])
-	return b.String(), nil
-}
+// refSub is the substitution as it was: subAll, the general path.
+func refSub(r *Regex, s, repl string) (string, error) { return r.subAll(s, repl) }
 
 func refPrepare(t *Template, text string) string {
 	s := text

@@ -260,6 +260,12 @@ func (r *Regex) sub(s, repl string) (string, error) {
 			return b.String(), nil
 		}
 	}
+	return r.subAll(s, repl)
+}
+
+// subAll is sub through the general path: every match with its groups,
+// each replacement expanded.
+func (r *Regex) subAll(s, repl string) (string, error) {
 	ms, err := r.findAll(s, -1)
 	if err != nil {
 		return s, err

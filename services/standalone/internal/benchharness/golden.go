@@ -99,21 +99,32 @@ func (h *harness) golden(ctx context.Context) error {
 // from opts.BinDir (default: the repository's bin/, as `make build` leaves
 // it). Documents is 0 when ../shared is absent.
 func RunGolden(ctx context.Context, opts Options) (Golden, error) {
-	opts.defaults()
-	h := &harness{opts: opts, start: time.Now(), rep: newReport()}
-	h.prog = newProgress(opts.Progress, h.start)
-	defer h.prog.stop()
-	repo, err := sysproc.RepoRoot()
+	h, err := newHarness(opts)
 	if err != nil {
 		return Golden{}, err
 	}
-	h.repo = repo
-	h.sys = &system{binDir: opts.BinDir}
+	defer h.prog.stop()
+	h.sys = &system{binDir: h.opts.BinDir}
 	if h.sys.binDir == "" {
-		h.sys.binDir = filepath.Join(repo, "bin")
+		h.sys.binDir = filepath.Join(h.repo, "bin")
 	}
 	err = h.golden(ctx)
 	return h.rep.Golden, err
+}
+
+// newHarness starts a run of Run or RunGolden: the options' defaults, the
+// progress line (the caller stops it), the repository root.
+func newHarness(opts Options) (*harness, error) {
+	opts.defaults()
+	h := &harness{opts: opts, start: time.Now(), rep: newReport()}
+	h.prog = newProgress(opts.Progress, h.start)
+	repo, err := sysproc.RepoRoot()
+	if err != nil {
+		h.prog.stop()
+		return nil, err
+	}
+	h.repo = repo
+	return h, nil
 }
 
 func loadGoldenCases(root string) ([]goldenCase, error) {

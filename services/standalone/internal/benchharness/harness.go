@@ -95,15 +95,12 @@ func (h *harness) logf(format string, args ...any) {
 // Run executes one benchmark run and returns its figures. An error means a
 // phase could not run (a server that did not start, a failed upload).
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	opts.defaults()
-	h := &harness{opts: opts, start: time.Now(), rep: newReport()}
-	h.prog = newProgress(opts.Progress, h.start)
-	defer h.prog.stop()
-	repo, err := sysproc.RepoRoot()
+	h, err := newHarness(opts)
 	if err != nil {
 		return nil, err
 	}
-	h.repo = repo
+	defer h.prog.stop()
+	opts, repo := h.opts, h.repo
 	work := opts.WorkDir
 	if work == "" {
 		if work, err = os.MkdirTemp("", "docintake-bench-*"); err != nil {
