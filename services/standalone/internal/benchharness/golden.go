@@ -97,13 +97,15 @@ func (h *harness) golden(ctx context.Context) error {
 // RunGolden runs phase 3b alone, as `make bench` runs it after the
 // extraction phase: opts.ExtractRounds rounds, the resident helper taken
 // from opts.BinDir (default: the repository's bin/, as `make build` leaves
-// it). Documents is 0 when ../shared is absent.
-func RunGolden(ctx context.Context, opts Options) (Golden, error) {
+// it). installPeer false measures invoice2data only where it is installed
+// already (no pip run). Documents is 0 when ../shared is absent.
+func RunGolden(ctx context.Context, opts Options, installPeer bool) (Golden, error) {
 	h, err := newHarness(opts)
 	if err != nil {
 		return Golden{}, err
 	}
 	defer h.prog.stop()
+	h.noPeerInstall = !installPeer
 	h.sys = &system{binDir: h.opts.BinDir}
 	if h.sys.binDir == "" {
 		h.sys.binDir = filepath.Join(h.repo, "bin")
@@ -345,7 +347,10 @@ func (h *harness) invoice2dataPython(ctx context.Context) (py string, env []stri
 	fail := func(msg string) (string, []string, string, string) {
 		return "", nil, "", strings.Join(append(tried, msg), "; ")
 	}
-	if imports(py, nil) != nil {
+	if err := imports(py, nil); err != nil {
+		if h.noPeerInstall {
+			return fail(fmt.Sprintf("no venv with invoice2data (%v) and installing is off", err))
+		}
 		h.logf("golden: installing invoice2data from the Python package index into %s", venv)
 		ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		defer cancel()

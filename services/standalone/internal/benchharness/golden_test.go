@@ -14,7 +14,7 @@ import (
 // ran reproduced invoice2data's expected JSON for every document: docintake
 // with each engine and, when an installation is found (see
 // BENCHMARKS.md: INTAKE_BENCH_PYTHON, INTAKE_BENCH_INVOICE2DATA_PYTHONPATH or
-// the venv), invoice2data itself. INTAKE_BENCH_GOLDEN_ROUNDS sets the rounds
+// an existing venv; the test never runs pip), invoice2data itself. INTAKE_BENCH_GOLDEN_ROUNDS sets the rounds
 // (default 1) when the figures it logs are wanted.
 func TestGoldenPhase(t *testing.T) {
 	if testing.Short() {
@@ -29,7 +29,8 @@ func TestGoldenPhase(t *testing.T) {
 		rounds = n
 	}
 	var out bytes.Buffer
-	g, err := benchharness.RunGolden(t.Context(), benchharness.Options{BinDir: os.Getenv("INTAKE_CHAOS_BIN"), ExtractRounds: rounds, Out: &out})
+	// No pip install from a test: the peer row needs an installation.
+	g, err := benchharness.RunGolden(t.Context(), benchharness.Options{BinDir: os.Getenv("INTAKE_CHAOS_BIN"), ExtractRounds: rounds, Out: &out}, false)
 	t.Log("\n" + out.String())
 	if err != nil {
 		t.Fatal(err)

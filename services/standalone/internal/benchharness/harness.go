@@ -85,6 +85,9 @@ type harness struct {
 	rep    *Report
 	start  time.Time
 	prog   *progress
+	// noPeerInstall: the golden phase measures an installed invoice2data
+	// only and never runs pip (RunGolden from tests).
+	noPeerInstall bool
 }
 
 func (h *harness) logf(format string, args ...any) {
