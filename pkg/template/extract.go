@@ -3,7 +3,6 @@ package template
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -55,17 +54,30 @@ type Result struct {
 // Prepare applies the template's text options in invoice2data's order:
 // remove_whitespace (runs of spaces), remove_accents, lowercase, replace.
 func (t *Template) Prepare(text string) string {
+	return t.Options.replace(t.Options.prepareBase(text))
+}
+
+// prepareBase applies the flag options (remove_whitespace,
+// remove_accents, lowercase); replace comes after them.
+func (o *Options) prepareBase(text string) string {
 	s := text
-	if t.Options.RemoveWhitespace {
-		s = spaceRun.ReplaceAllString(s, "")
+	if o.RemoveWhitespace {
+		// re.sub(' +', '', s): every run of spaces goes, so every space.
+		s = strings.ReplaceAll(s, " ", "")
 	}
-	if t.Options.RemoveAccents {
+	if o.RemoveAccents {
 		s = removeAccents(s)
 	}
-	if t.Options.Lowercase {
+	if o.Lowercase {
 		s = strings.ToLower(s)
 	}
-	for _, r := range t.Options.Replace {
+	return s
+}
+
+// replace applies options.replace in order; a replacement that fails (a
+// match timeout) leaves the text as it was.
+func (o *Options) replace(s string) string {
+	for _, r := range o.Replace {
 		if out, err := r.Re.sub(s, r.With); err == nil {
 			s = out
 		}
@@ -73,7 +85,105 @@ func (t *Template) Prepare(text string) string {
 	return s
 }
 
-var spaceRun = regexp.MustCompile(` +`)
+// baseKey indexes prepareBase's result by the three flags.
+func (o *Options) baseKey() int {
+	k := 0
+	if o.RemoveWhitespace {
+		k |= 1
+	}
+	if o.RemoveAccents {
+		k |= 2
+	}
+	if o.Lowercase {
+		k |= 4
+	}
+	return k
+}
+
+// preparer prepares one text for many templates, sharing the work between
+// templates whose options prepare alike: most templates have none (the
+// text itself), many share a flag combination, and replace lists repeat
+// the same substitutions (a family of templates by one author). Every
+// substitution is done once per distinct input, every keyword tested once
+// per distinct prepared text. Per text the result equals each template's
+// own Prepare.
+type preparer struct {
+	text  string
+	texts []string // the prepared texts met so far, by id
+	base  [8]int   // 1 + the id of each flag combination's text; 0: not yet
+	subs  map[subKey]int
+	finds map[findKey]bool
+}
+
+// subKey is one substitution of the text with id in; findKey one keyword
+// test.
+type subKey struct {
+	in        int
+	src, with string
+}
+
+type findKey struct {
+	in  int
+	src string
+}
+
+// intern returns the id of s: from's id when the substitution that made s
+// from it changed nothing (it returns its input; comparing a string with
+// itself stops at the pointer), else a new one. Templates whose lists
+// differ only by substitutions that did not apply thus reach the same ids.
+func (p *preparer) intern(s string, from int) int {
+	if from >= 0 && p.texts[from] == s {
+		return from
+	}
+	p.texts = append(p.texts, s)
+	return len(p.texts) - 1
+}
+
+// prepare returns the id of o's prepared text.
+func (p *preparer) prepare(o *Options) int {
+	k := o.baseKey()
+	if p.base[k] == 0 {
+		p.base[k] = 1 + p.intern(o.prepareBase(p.text), -1)
+	}
+	id := p.base[k] - 1
+	for _, r := range o.Replace {
+		key := subKey{in: id, src: r.Re.Source, with: r.With}
+		if out, ok := p.subs[key]; ok {
+			id = out
+			continue
+		}
+		out, err := r.Re.sub(p.texts[id], r.With)
+		if err != nil {
+			continue // as Prepare: a failed substitution leaves the text
+		}
+		if p.subs == nil {
+			p.subs = map[subKey]int{}
+		}
+		next := p.intern(out, id)
+		p.subs[key] = next
+		id = next
+	}
+	return id
+}
+
+// found is Regex.found on the prepared text id (s), remembered per text and
+// pattern: templates share keywords (a company name, a VAT number) and
+// most share their text. A failed test (a match timeout) is not remembered.
+func (p *preparer) found(id int, r *Regex, s string) (bool, error) {
+	key := findKey{in: id, src: r.Source}
+	if ok, hit := p.finds[key]; hit {
+		return ok, nil
+	}
+	ok, err := r.found(s)
+	if err != nil {
+		return false, err
+	}
+	if p.finds == nil {
+		p.finds = map[findKey]bool{}
+	}
+	p.finds[key] = ok
+	return ok, nil
+}
 
 // removeAccents is unicodedata.normalize('NFKD', s).encode('ascii',
 // 'ignore'): decomposed and stripped to ASCII.
@@ -97,10 +207,15 @@ type KeywordTrace struct {
 // Matches reports whether every keyword matches the prepared text and no
 // exclude keyword does.
 func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
+	return t.matches(prepared, (*Regex).found)
+}
+
+// matches is Matches with the keyword test passed in (Set.Match shares
+// results between templates).
+func (t *Template) matches(prepared string, found func(*Regex, string) (bool, error)) (bool, KeywordTrace) {
 	var kt KeywordTrace
 	for _, k := range t.Keywords {
-		m, err := k.search(prepared)
-		if err != nil || m == nil {
+		if ok, err := found(k, prepared); err != nil || !ok {
 			kt.Failed = append(kt.Failed, k.Source)
 		}
 	}
@@ -108,7 +223,7 @@ func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
 		return false, kt
 	}
 	for _, k := range t.ExcludeKeywords {
-		if m, err := k.search(prepared); err == nil && m != nil {
+		if ok, err := found(k, prepared); err == nil && ok {
 			kt.ExcludeHit = k.Source
 			return false, kt
 		}
@@ -118,14 +233,18 @@ func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
 
 // Match returns the first template, highest priority first, whose keywords
 // all match text and whose exclude keywords do not (invoice2data's choice).
-// The trace lists every template tried.
+// The trace lists every template tried. Each template's keywords are tested
+// on its own prepared text, as invoice2data does; templates that prepare
+// alike share one preparation.
 func (s *Set) Match(text string) (*Template, []TemplateTrace) {
 	var tr []TemplateTrace
+	p := preparer{text: text}
 	for _, t := range s.templates {
 		if t.DocIntake.Embedded == EmbeddedRequire {
 			continue // chosen by party id or name only: it has no text to match
 		}
-		ok, kt := t.Matches(t.Prepare(text))
+		id := p.prepare(&t.Options)
+		ok, kt := t.matches(p.texts[id], func(r *Regex, s string) (bool, error) { return p.found(id, r, s) })
 		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
 		if ok {
 			return t, tr

@@ -20,7 +20,7 @@ import (
 // goldenCases lists invoice2data's golden test inputs: every .pdf/.txt with a
 // .json of the same name in tests/compare and tests/custom, except saeco*
 // and camelot*.
-func goldenCases(t *testing.T, root string) []string {
+func goldenCases(t testing.TB, root string) []string {
 	t.Helper()
 	var cases []string
 	for _, dir := range []string{"tests/compare", "tests/custom"} {
@@ -52,7 +52,7 @@ var (
 
 // loadGoldenSet loads invoice2data's test templates plus its built-in ones
 // (once per test binary: 220 templates take a while under -race).
-func loadGoldenSet(t *testing.T, root string) *template.Set {
+func loadGoldenSet(t testing.TB, root string) *template.Set {
 	t.Helper()
 	goldenSetOnce.Do(func() {
 		goldenSet, goldenSetErr = template.LoadWith(template.LoadOptions{Lenient: true},

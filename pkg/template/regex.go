@@ -3,9 +3,11 @@ package template
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -24,7 +26,26 @@ type Regex struct {
 	re2    *regexp.Regexp
 	bt     *regexp2.Regexp
 	names  []string // group names by index (index 0: whole match)
+	// kind says how found can answer without running the regex engine
+	// (see foundKind); literal is the string of foundLiteral, fold the
+	// pattern runes of foundFold.
+	kind    foundKind
+	literal string
+	fold    []rune
 }
+
+// foundKind classifies what a pattern's mere presence test amounts to.
+// Keyword selection tests every keyword of every template on every
+// document, and Go's regexp searches patterns without a literal prefix
+// (case-insensitive words, a lone $) by trying each position in turn.
+type foundKind uint8
+
+const (
+	foundRegex   foundKind = iota // run the regex
+	foundLiteral                  // one fixed string: a substring test
+	foundFold                     // one string under (?i): a case-folded substring test
+	foundAlways                   // $, ^, an empty pattern: matches every text
+)
 
 // Backtracking reports whether the pattern runs on the backtracking engine.
 func (r *Regex) Backtracking() bool { return r.bt != nil }
@@ -39,7 +60,9 @@ func CompileRegex(src string) (*Regex, error) {
 	if !needBT {
 		re, err := regexp.Compile(tr)
 		if err == nil {
-			return &Regex{Source: src, re2: re, names: re.SubexpNames()}, nil
+			r := &Regex{Source: src, re2: re, names: re.SubexpNames()}
+			r.classify(tr)
+			return r, nil
 		}
 		// Fall through: some Python syntax is only valid for the backtracker.
 	}
@@ -89,6 +112,86 @@ func (r *Regex) search(s string) (match, error) {
 	return ms[0], nil
 }
 
+// classify sets kind from the translated pattern's syntax tree (groups
+// do not matter to a presence test).
+func (r *Regex) classify(tr string) {
+	if lit, complete := r.re2.LiteralPrefix(); complete {
+		r.kind, r.literal = foundLiteral, lit
+		return
+	}
+	re, err := syntax.Parse(tr, syntax.Perl)
+	if err != nil {
+		return
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
+		// Each of these matches at the start or the end of any text.
+		r.kind = foundAlways
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			r.kind, r.fold = foundFold, append([]rune(nil), re.Rune...)
+		}
+	}
+}
+
+// containsFold reports whether s contains pat with runes compared as Go's
+// regexp compares a case-folded literal: equal, or in one another's
+// unicode.SimpleFold orbit.
+func containsFold(s string, pat []rune) bool {
+	if len(pat) == 0 {
+		return true
+	}
+	for i := range s {
+		j, k := i, 0
+		for k < len(pat) && j < len(s) {
+			c, n := utf8.DecodeRuneInString(s[j:])
+			if !sameFold(c, pat[k]) {
+				break
+			}
+			j, k = j+n, k+1
+		}
+		if k == len(pat) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameFold(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	for f := unicode.SimpleFold(b); f != b; f = unicode.SimpleFold(f) {
+		if f == a {
+			return true
+		}
+	}
+	return false
+}
+
+// found reports whether r matches somewhere in s, as search(s) != nil does,
+// without computing the groups: keyword selection tests hundreds of
+// keywords per document and needs only yes or no.
+func (r *Regex) found(s string) (bool, error) {
+	switch r.kind {
+	case foundLiteral:
+		return strings.Contains(s, r.literal), nil
+	case foundFold:
+		return containsFold(s, r.fold), nil
+	case foundAlways:
+		return true, nil
+	}
+	if r.re2 != nil {
+		return r.re2.MatchString(s), nil
+	}
+	m, err := r.search(s)
+	return m != nil, err
+}
+
 // findAll returns up to n matches (n < 0: all), non-overlapping, like
 // Python's finditer.
 func (r *Regex) findAll(s string, n int) ([]match, error) {
@@ -136,6 +239,33 @@ func (r *Regex) findAll(s string, n int) ([]match, error) {
 // sub replaces every match of r in s with repl written in Python's
 // replacement syntax (\1, \g<1>, \g<name>), as re.sub does.
 func (r *Regex) sub(s, repl string) (string, error) {
+	if r.re2 != nil {
+		// Most replace options do not match most documents: a match-only
+		// scan (no groups) settles that before collecting matches.
+		if !r.re2.MatchString(s) {
+			return s, nil
+		}
+		if !strings.Contains(repl, `\`) {
+			// No group references or escapes: repl is literal, as expand
+			// would write it, and the groups are not needed.
+			idx := r.re2.FindAllStringIndex(s, -1)
+			var b strings.Builder
+			last := 0
+			for _, m := range idx {
+				b.WriteString(s[last:m[0]])
+				b.WriteString(repl)
+				last = m[1]
+			}
+			b.WriteString(s[last:])
+			return b.String(), nil
+		}
+	}
+	return r.subAll(s, repl)
+}
+
+// subAll is sub through the general path: every match with its groups,
+// each replacement expanded.
+func (r *Regex) subAll(s, repl string) (string, error) {
 	ms, err := r.findAll(s, -1)
 	if err != nil {
 		return s, err

@@ -16,6 +16,7 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	pkgsystem "github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
+	"github.com/docintake/docintake/services/standalone/internal/sysproc"
 )
 
 // Golden is phase 3b (issue 14): invoice2data's 16 golden documents, the
@@ -91,6 +92,41 @@ func (h *harness) golden(ctx context.Context) error {
 	}
 	h.rep.Golden = g
 	return nil
+}
+
+// RunGolden runs phase 3b alone, as `make bench` runs it after the
+// extraction phase: opts.ExtractRounds rounds, the resident helper taken
+// from opts.BinDir (default: the repository's bin/, as `make build` leaves
+// it). installPeer false measures invoice2data only where it is installed
+// already (no pip run). Documents is 0 when ../shared is absent.
+func RunGolden(ctx context.Context, opts Options, installPeer bool) (Golden, error) {
+	h, err := newHarness(opts)
+	if err != nil {
+		return Golden{}, err
+	}
+	defer h.prog.stop()
+	h.noPeerInstall = !installPeer
+	h.sys = &system{binDir: h.opts.BinDir}
+	if h.sys.binDir == "" {
+		h.sys.binDir = filepath.Join(h.repo, "bin")
+	}
+	err = h.golden(ctx)
+	return h.rep.Golden, err
+}
+
+// newHarness starts a run of Run or RunGolden: the options' defaults, the
+// progress line (the caller stops it), the repository root.
+func newHarness(opts Options) (*harness, error) {
+	opts.defaults()
+	h := &harness{opts: opts, start: time.Now(), rep: newReport()}
+	h.prog = newProgress(opts.Progress, h.start)
+	repo, err := sysproc.RepoRoot()
+	if err != nil {
+		h.prog.stop()
+		return nil, err
+	}
+	h.repo = repo
+	return h, nil
 }
 
 func loadGoldenCases(root string) ([]goldenCase, error) {
@@ -233,34 +269,29 @@ n = rounds * len(paths)
 print(json.dumps({"equal": equal, "wall": (time.time() - t0) / n, "cpu": (cpu() - c0) / n}))
 `
 
-// invoice2dataPeer installs invoice2data into a private venv under the
-// cache directory when it is missing and runs invoice2dataScript. why is
-// non-empty when the row cannot be measured here.
+// invoice2dataPeer finds an interpreter that can import invoice2data and
+// runs invoice2dataScript with it. An existing installation is tried first:
+// INTAKE_BENCH_PYTHON (an interpreter, default python3) with
+// INTAKE_BENCH_INVOICE2DATA_PYTHONPATH (a source directory holding the
+// invoice2data package) when either is set; then the private venv under the
+// cache directory, into which invoice2data is pip-installed when missing.
+// why is non-empty when the row cannot be measured here.
 func (h *harness) invoice2dataPeer(ctx context.Context, root string, cases []goldenCase) (row GoldenRow, why string) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return row, err.Error()
-	}
-	venv := filepath.Join(cache, "docintake-bench", "invoice2data-venv")
-	py := filepath.Join(venv, "bin", "python")
-	if exec.CommandContext(ctx, py, "-c", "import invoice2data").Run() != nil {
-		h.logf("golden: installing invoice2data from the Python package index into %s", venv)
-		ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		defer cancel()
-		if out, err := exec.CommandContext(ictx, "python3", "-m", "venv", venv).CombinedOutput(); err != nil {
-			return row, fmt.Sprintf("python3 -m venv %s failed (%v): %s", venv, err, lastLine(out))
-		}
-		if out, err := exec.CommandContext(ictx, py, "-m", "pip", "install", "--quiet", "--timeout", "15", "invoice2data").CombinedOutput(); err != nil {
-			return row, fmt.Sprintf("pip install invoice2data failed (%v): %s", err, lastLine(out))
-		}
+	py, env, how, why := h.invoice2dataPython(ctx)
+	if why != "" {
+		return row, why
 	}
 	args := []string{"-c", invoice2dataScript, root, strconv.Itoa(h.opts.ExtractRounds)}
 	for _, c := range cases {
 		args = append(args, c.path)
 	}
-	out, err := exec.CommandContext(ctx, py, args...).Output()
+	cmd := exec.CommandContext(ctx, py, args...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return row, fmt.Sprintf("invoice2data run failed: %v", err)
+		return row, fmt.Sprintf("invoice2data run failed (%v): %s", err, lastLine(stderr.Bytes()))
 	}
 	var r struct {
 		Equal     int
@@ -270,7 +301,67 @@ func (h *harness) invoice2dataPeer(ctx context.Context, root string, cases []gol
 		return row, fmt.Sprintf("invoice2data output %q: %v", lastLine(out), err)
 	}
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-	return GoldenRow{Name: "invoice2data (Python, pdftotext)", Equal: r.Equal, Wall: sec(r.Wall), CPU: sec(r.CPU)}, ""
+	return GoldenRow{Name: "invoice2data (Python, pdftotext; " + how + ")", Equal: r.Equal, Wall: sec(r.Wall), CPU: sec(r.CPU)}, ""
+}
+
+// invoice2dataPython returns the interpreter and environment that import
+// invoice2data and how it was found, or why none does.
+func (h *harness) invoice2dataPython(ctx context.Context) (py string, env []string, how, why string) {
+	imports := func(py string, env []string) error {
+		cmd := exec.CommandContext(ctx, py, "-c", "import invoice2data")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s cannot import invoice2data (%w): %s", py, err, lastLine(out))
+		}
+		return nil
+	}
+	var tried []string
+	if py, src := os.Getenv("INTAKE_BENCH_PYTHON"), os.Getenv("INTAKE_BENCH_INVOICE2DATA_PYTHONPATH"); py != "" || src != "" {
+		if py == "" {
+			py = "python3"
+		}
+		env, how := os.Environ(), "interpreter "+py
+		if src != "" {
+			// The source directory goes first so that it wins over an
+			// installed package of the same name.
+			p := src
+			if old := os.Getenv("PYTHONPATH"); old != "" {
+				p += string(os.PathListSeparator) + old
+			}
+			env, how = append(env, "PYTHONPATH="+p), how+", PYTHONPATH="+src
+		}
+		err := imports(py, env)
+		if err == nil {
+			return py, env, how, ""
+		}
+		h.logf("golden: %v; trying the private venv", err)
+		tried = append(tried, err.Error())
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", nil, "", err.Error()
+	}
+	venv := filepath.Join(cache, "docintake-bench", "invoice2data-venv")
+	py = filepath.Join(venv, "bin", "python")
+	fail := func(msg string) (string, []string, string, string) {
+		return "", nil, "", strings.Join(append(tried, msg), "; ")
+	}
+	if err := imports(py, nil); err != nil {
+		if h.noPeerInstall {
+			return fail(fmt.Sprintf("no venv with invoice2data (%v) and installing is off", err))
+		}
+		h.logf("golden: installing invoice2data from the Python package index into %s", venv)
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		if out, err := exec.CommandContext(ictx, "python3", "-m", "venv", venv).CombinedOutput(); err != nil {
+			return fail(fmt.Sprintf("python3 -m venv %s failed (%v): %s", venv, err, lastLine(out)))
+		}
+		if out, err := exec.CommandContext(ictx, py, "-m", "pip", "install", "--quiet", "--timeout", "15", "invoice2data").CombinedOutput(); err != nil {
+			return fail(fmt.Sprintf("pip install invoice2data failed (%v): %s", err, lastLine(out)))
+		}
+	}
+	return py, nil, "venv " + venv, ""
 }
 
 func lastLine(b []byte) string {

@@ -85,6 +85,9 @@ type harness struct {
 	rep    *Report
 	start  time.Time
 	prog   *progress
+	// noPeerInstall: the golden phase measures an installed invoice2data
+	// only and never runs pip (RunGolden from tests).
+	noPeerInstall bool
 }
 
 func (h *harness) logf(format string, args ...any) {
@@ -95,15 +98,12 @@ func (h *harness) logf(format string, args ...any) {
 // Run executes one benchmark run and returns its figures. An error means a
 // phase could not run (a server that did not start, a failed upload).
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	opts.defaults()
-	h := &harness{opts: opts, start: time.Now(), rep: newReport()}
-	h.prog = newProgress(opts.Progress, h.start)
-	defer h.prog.stop()
-	repo, err := sysproc.RepoRoot()
+	h, err := newHarness(opts)
 	if err != nil {
 		return nil, err
 	}
-	h.repo = repo
+	defer h.prog.stop()
+	opts, repo := h.opts, h.repo
 	work := opts.WorkDir
 	if work == "" {
 		if work, err = os.MkdirTemp("", "docintake-bench-*"); err != nil {

@@ -1,0 +1,40 @@
+package template_test
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/template/templatetest"
+)
+
+// BenchmarkSetMatch is keyword selection over invoice2data's 220 templates
+// for each of its 16 golden documents (the text extracted once): one op is
+// one document.
+func BenchmarkSetMatch(b *testing.B) {
+	root := filepath.Join(templatetest.SharedDir(b), "corpus", "invoice2data")
+	set := loadGoldenSet(b, root)
+	var texts []string
+	for _, p := range goldenCases(b, root) {
+		texts = append(texts, templatetest.PDFText(b, p))
+	}
+	// CPU per document next to ns/op: on a shared machine the wall time
+	// says more about the neighbours than about Match.
+	cpu0, n := processCPU(b), 0
+	for i := 0; b.Loop(); i++ {
+		if tpl, _ := set.Match(texts[i%len(texts)]); tpl == nil {
+			b.Fatal("no template matched")
+		}
+		n++
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+}
+
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
