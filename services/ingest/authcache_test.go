@@ -35,7 +35,11 @@ func (ts *tokenStore) ClientByToken(_ context.Context, token string) (document.C
 
 func (ts *tokenStore) count() int { ts.mu.Lock(); defer ts.mu.Unlock(); return ts.lookups }
 
-func (ts *tokenStore) revoke(token string) { ts.mu.Lock(); defer ts.mu.Unlock(); delete(ts.valid, token) }
+func (ts *tokenStore) revoke(token string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.valid, token)
+}
 
 // A token lookup is reused for tokenCacheTTL and no longer: a revoked
 // token is refused once the TTL has passed, unknown tokens are looked up
