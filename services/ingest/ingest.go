@@ -78,6 +78,7 @@ type Server struct {
 	now       func() time.Time
 	// uploadLimit is nil unless EnableUploadRateLimit set a limit.
 	uploadLimit *uploadLimit
+	tokens      *tokenCache
 }
 
 // New builds the API. notify (may be nil) is called after every accepted
@@ -95,6 +96,7 @@ func New(cfg Config, st Store, objects Objects, templates Templates, notify func
 	}
 	s := &Server{cfg: cfg, store: st, objects: objects, templates: templates, notify: notify, logger: logger,
 		health: health, metrics: newHTTPMetrics(reg), now: time.Now}
+	s.tokens = newTokenCache(tokenCacheTTL, func() time.Time { return s.now() })
 	s.echo = s.routes()
 	return s
 }

@@ -566,6 +566,56 @@ func TestIdempotency(t *testing.T) {
 	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT count(*) FROM outbox`).Scan(&outbox))
 	require.Equal(t, 1, docs)
 	require.Equal(t, 1, outbox, "one job for one document")
+	// A small retry is stored before CreateDocument finds the message_id
+	// taken; its object is deleted again.
+	require.Equal(t, 1, b.objectCount(t), "retries left objects behind")
+}
+
+// Retries are answered like the first upload whatever path they take: a
+// retry naming a template that is not (or no longer) configured, and a large
+// upload (spooled to disk, answered from the existing row before anything
+// is stored) repeated with the same and with different content.
+func TestIdempotencyRetryPaths(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	f := form{fields: fields("message_id", "m1", "subject", "s", "template", "contoso-po"), file: orderPDF}
+	first := b.do(t, b.multipart(t, "tok-acme", f))
+	require.Equal(t, http.StatusAccepted, first.status, string(first.raw))
+	gone := b.do(t, b.multipart(t, "tok-acme", form{fields: fields("message_id", "m1", "subject", "s", "template", "gone"), file: orderPDF}))
+	require.Equal(t, http.StatusAccepted, gone.status, string(gone.raw))
+	require.Equal(t, first.body["log_id"], gone.body["log_id"])
+	goneOther := b.do(t, b.multipart(t, "tok-acme", form{fields: fields("message_id", "m1", "subject", "s", "template", "gone"),
+		file: append([]byte("%PDF-1.4 other"), 1)}))
+	require.Equal(t, http.StatusUnprocessableEntity, goneOther.status, string(goneOther.raw))
+	require.Equal(t, "duplicate_message_id", goneOther.body["code"])
+	unknown := b.do(t, b.multipart(t, "tok-acme", form{fields: fields("message_id", "m2", "subject", "s", "template", "gone"), file: orderPDF}))
+	require.Equal(t, http.StatusBadRequest, unknown.status, string(unknown.raw))
+	require.Equal(t, "template_not_found", unknown.body["code"])
+
+	big := append(append([]byte{}, orderPDF...), bytes.Repeat([]byte("% padding\n"), 300_000)...) // 3 MB: spooled to disk
+	bf := form{fields: fields("message_id", "big", "subject", "s", "template", "contoso-po"), file: big}
+	bigFirst := b.do(t, b.multipart(t, "tok-acme", bf))
+	require.Equal(t, http.StatusAccepted, bigFirst.status, string(bigFirst.raw))
+	bigAgain := b.do(t, b.multipart(t, "tok-acme", bf))
+	require.Equal(t, http.StatusAccepted, bigAgain.status, string(bigAgain.raw))
+	require.Equal(t, bigFirst.body["log_id"], bigAgain.body["log_id"])
+	other := append(append([]byte{}, big...), 'x')
+	bigOther := b.do(t, b.multipart(t, "tok-acme", form{fields: bf.fields, file: other}))
+	require.Equal(t, http.StatusUnprocessableEntity, bigOther.status, string(bigOther.raw))
+	require.Equal(t, "duplicate_message_id", bigOther.body["code"])
+
+	var docs int
+	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT count(*) FROM documents`).Scan(&docs))
+	require.Equal(t, 2, docs)
+	require.Equal(t, 2, b.objectCount(t), "one object per document, none left by retries")
+}
+
+// objectCount is the number of objects in the test's bucket.
+func (b *bundle) objectCount(t *testing.T) int {
+	t.Helper()
+	out, err := b.obj.Client().ListObjectsV2(t.Context(), listInput(b.obj.Bucket()))
+	require.NoError(t, err)
+	return len(out.Contents)
 }
 
 func TestIdempotencyConcurrent(t *testing.T) {

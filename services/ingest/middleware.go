@@ -45,7 +45,7 @@ func (s *Server) authenticate() echo.MiddlewareFunc {
 				closeUnread(c)
 				return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "missing bearer token")
 			}
-			cl, err := s.store.ClientByToken(c.Request().Context(), tok)
+			cl, err := s.clientByToken(c.Request().Context(), tok)
 			if err != nil {
 				closeUnread(c)
 				if document.ErrorKind(err) == document.EUNAUTHENTICATED {

@@ -43,7 +43,8 @@ func (h *harness) ingest(ctx context.Context) error {
 	}
 	putCPU := cpuUse(c0, h.sampleCPU())
 	putRate := float64(put.len()) / el.Seconds()
-	h.logf("raw PutObject: %.0f/s (p50 %s, p99 %s); CPU in cores: %s", putRate, ms(put.quantile(0.5)), ms(put.quantile(0.99)), putCPU)
+	h.logf("raw PutObject: %.0f/s (p50 %s, p99 %s); CPU in cores: %s; %s", putRate, ms(put.quantile(0.5)), ms(put.quantile(0.99)), putCPU,
+		putCPU.msPerItem(putRate))
 
 	u := newUploader(h.sys.apiURL, h.sys.tokens, clients*2)
 	var up latencies
@@ -60,8 +61,8 @@ func (h *harness) ingest(ctx context.Context) error {
 		return err
 	}
 	upRate := float64(up.len()) / el.Seconds()
-	h.logf("uploads: %.0f/s (p50 %s, p99 %s, p999 %s); CPU in cores: %s", upRate, ms(up.quantile(0.5)), ms(up.quantile(0.99)),
-		ms(up.quantile(0.999)), upCPU)
+	h.logf("uploads: %.0f/s (p50 %s, p99 %s, p999 %s); CPU in cores: %s; %s", upRate, ms(up.quantile(0.5)), ms(up.quantile(0.99)),
+		ms(up.quantile(0.999)), upCPU, upCPU.msPerItem(upRate))
 
 	// Half the maximum, offered at a fixed rate.
 	half := upRate / 2
