@@ -92,9 +92,23 @@ func TestSweepStuckSelection(t *testing.T) {
 	_, err := s.Transition(ctx, store.Change{DocumentID: done.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"})
 	require.NoError(t, err)
 
+	// Nothing overdue by then: no candidates, and the sweeper need not read
+	// the broker.
+	none := store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now().Add(-time.Hour)}
+	has, err := s.HasStuck(ctx, none)
+	require.NoError(t, err)
+	require.False(t, has)
+	docs, err := s.SweepStuck(ctx, none, sweepJob)
+	require.NoError(t, err)
+	require.Empty(t, docs)
+
 	// Received documents younger than the deadline stay; only the overdue
 	// deferral is taken.
-	docs, err := s.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now()}, sweepJob)
+	o := store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now()}
+	has, err = s.HasStuck(ctx, o)
+	require.NoError(t, err)
+	require.True(t, has)
+	docs, err = s.SweepStuck(ctx, o, sweepJob)
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	require.Equal(t, deferredDue.ID, docs[0].ID)
