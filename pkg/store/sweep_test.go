@@ -167,3 +167,29 @@ func TestProcessingBookkeeping(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 }
+
+// HasUndelivered sees a document waiting for its webhook without a delivery
+// row once it is older than the deadline, and nothing else.
+func TestHasUndelivered(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	d, job := newDoc("acme", "u", "u")
+	d, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	later := time.Now().Add(time.Hour)
+	has, err := s.HasUndelivered(ctx, later)
+	require.NoError(t, err)
+	require.False(t, has, "received: its outcome is not there yet")
+
+	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"})
+	require.NoError(t, err)
+	has, err = s.HasUndelivered(ctx, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	require.False(t, has, "processed too recently")
+	has, err = s.HasUndelivered(ctx, later)
+	require.NoError(t, err)
+	require.True(t, has)
+	docs, err := s.SweepUndelivered(ctx, later, []string{d.ID}, 0, "", func(document.Document) store.OutboxRow { panic("skipped") })
+	require.NoError(t, err)
+	require.Empty(t, docs, "the skip list still applies to the sweep itself")
+}
