@@ -281,7 +281,7 @@ var Vars = []Var{
 	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
 	{"INTAKE_ORPHAN_GRACE", "1h", "A source object no document refers to (an upload killed between storing the PDF and its commit) is removed once it is older than this.", duration(func(c *Config) *time.Duration { return &c.OrphanGrace })},
-	{"INTAKE_ORPHAN_INTERVAL", "10m", "How often a processor looks for orphaned source objects (the last two days of upload dates); 0 disables.", duration(func(c *Config) *time.Duration { return &c.OrphanInterval })},
+	{"INTAKE_ORPHAN_INTERVAL", "10m", "How often a processor looks for orphaned source objects (at start those of the last two days of upload dates, then those written since its last pass); 0 disables.", duration(func(c *Config) *time.Duration { return &c.OrphanInterval })},
 	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
 	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},

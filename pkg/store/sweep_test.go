@@ -92,9 +92,23 @@ func TestSweepStuckSelection(t *testing.T) {
 	_, err := s.Transition(ctx, succeeded(store.Change{DocumentID: done.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"}, done.LogID))
 	require.NoError(t, err)
 
+	// Nothing overdue by then: no candidates, and the sweeper need not read
+	// the broker.
+	none := store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now().Add(-time.Hour)}
+	has, err := s.HasStuck(ctx, none)
+	require.NoError(t, err)
+	require.False(t, has)
+	docs, err := s.SweepStuck(ctx, none, sweepJob)
+	require.NoError(t, err)
+	require.Empty(t, docs)
+
 	// Received documents younger than the deadline stay; only the overdue
 	// deferral is taken.
-	docs, err := s.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now()}, sweepJob)
+	o := store.SweepOptions{ReceivedBefore: time.Now().Add(-time.Hour), DueBefore: time.Now()}
+	has, err = s.HasStuck(ctx, o)
+	require.NoError(t, err)
+	require.True(t, has)
+	docs, err = s.SweepStuck(ctx, o, sweepJob)
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	require.Equal(t, deferredDue.ID, docs[0].ID)
@@ -152,4 +166,30 @@ func TestProcessingBookkeeping(t *testing.T) {
 	list, err := s.DocumentsInState(ctx, document.StateReceived, 10)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
+}
+
+// HasUndelivered sees a document waiting for its webhook without a delivery
+// row once it is older than the deadline, and nothing else.
+func TestHasUndelivered(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	d, job := newDoc("acme", "u", "u")
+	d, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	later := time.Now().Add(time.Hour)
+	has, err := s.HasUndelivered(ctx, later)
+	require.NoError(t, err)
+	require.False(t, has, "received: its outcome is not there yet")
+
+	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"})
+	require.NoError(t, err)
+	has, err = s.HasUndelivered(ctx, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	require.False(t, has, "processed too recently")
+	has, err = s.HasUndelivered(ctx, later)
+	require.NoError(t, err)
+	require.True(t, has)
+	docs, err := s.SweepUndelivered(ctx, later, []string{d.ID}, 0, "", func(document.Document) store.OutboxRow { panic("skipped") })
+	require.NoError(t, err)
+	require.Empty(t, docs, "the skip list still applies to the sweep itself")
 }

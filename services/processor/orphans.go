@@ -29,6 +29,11 @@ type orphanCollector struct {
 	grace   time.Duration
 	log     *zap.Logger
 	removed prometheus.Counter
+	// done is the cutoff of the last complete collection: every object
+	// older than it was examined then (an object written later is younger
+	// than that cutoff, unless the object store's clock is more than grace
+	// behind). Zero until the first; only run's goroutine uses it.
+	done time.Time
 }
 
 func newOrphanCollector(st *store.Store, objects any, grace time.Duration, log *zap.Logger, reg *prometheus.Registry) *orphanCollector {
@@ -59,16 +64,28 @@ func (c *orphanCollector) run(ctx context.Context, interval time.Duration) error
 	return nil
 }
 
-// orphanDays is how many days of source prefixes one collection lists
-// before the grace period's start (keys carry the upload date, so older days
-// hold nothing new once collected).
+// orphanDays is how many days of source prefixes the first collection
+// lists before the grace period's start (keys carry the upload date, so
+// older days hold nothing new once collected).
 const orphanDays = 2
 
-// collect lists the source objects of the days around now-grace and removes
-// those older than grace that no document names. It returns how many it
-// removed.
+// orphanKeySlack is how long before its object's last-modified time a key
+// may be dated: the key takes the upload's start time, the object store
+// stamps the end of the write (and its clock may be off by a little).
+const orphanKeySlack = time.Hour
+
+// collect removes the source objects older than grace that no document
+// names. It examines only objects modified since its last complete pass
+// (the first examines orphanDays days before the cutoff), and lists only the
+// upload-date prefixes that can hold them: usually one day instead of the
+// four a full pass lists, and only the new objects are looked up in
+// PostgreSQL. It returns how many it removed.
 func (c *orphanCollector) collect(ctx context.Context, now time.Time) (int, error) {
 	cutoff := now.Add(-c.grace)
+	from := c.done
+	if from.IsZero() {
+		from = cutoff.AddDate(0, 0, -orphanDays)
+	}
 	removed := 0
 	var batch []objectstore.Object
 	flush := func() error {
@@ -77,10 +94,11 @@ func (c *orphanCollector) collect(ctx context.Context, now time.Time) (int, erro
 		batch = batch[:0]
 		return err
 	}
-	for day := cutoff.AddDate(0, 0, -orphanDays); !day.After(now.AddDate(0, 0, 1)); day = day.AddDate(0, 0, 1) {
-		prefix := "sources/" + day.UTC().Format("2006/01/02") + "/"
+	last := dayStart(cutoff.Add(orphanKeySlack))
+	for day := dayStart(from.Add(-orphanKeySlack)); !day.After(last); day = day.AddDate(0, 0, 1) {
+		prefix := "sources/" + day.Format("2006/01/02") + "/"
 		err := c.objects.List(ctx, prefix, func(o objectstore.Object) error {
-			if !o.Modified.Before(cutoff) || !strings.HasSuffix(o.Key, ".pdf") {
+			if o.Modified.Before(from) || !o.Modified.Before(cutoff) || !strings.HasSuffix(o.Key, ".pdf") {
 				return nil
 			}
 			batch = append(batch, o)
@@ -93,7 +111,17 @@ func (c *orphanCollector) collect(ctx context.Context, now time.Time) (int, erro
 			return removed, err
 		}
 	}
-	return removed, flush()
+	if err := flush(); err != nil {
+		return removed, err
+	}
+	c.done = cutoff
+	return removed, nil
+}
+
+// dayStart is midnight UTC of t's day (source keys carry UTC dates).
+func dayStart(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // removeUnknown deletes the objects that are no document's source.

@@ -48,73 +48,77 @@ func every(ctx context.Context, interval time.Duration, fn func()) {
 }
 
 // jobQueue tells which jobs are still in the broker (queue.Waiting for the
-// processor's and the dispatcher's consumers); nil in tests that check the
-// sweep alone.
+// processor's and the dispatcher's consumers); js is nil in tests that
+// check the sweep alone.
 type jobQueue struct {
 	js                    jetstream.JetStream
 	stream                string
 	processor, dispatcher string // durable consumer names
 }
 
-// waitingProcess returns the log ids of documents whose process job the
-// processor consumer has not delivered yet: they are queued behind others
-// (a large backlog waits longer than INTAKE_STUCK_AFTER), not lost.
-func (q jobQueue) waitingProcess(ctx context.Context, prefix string) ([]string, error) {
+// heldProcess returns the log ids of documents whose process job the
+// processor consumer still holds: not delivered yet (queued behind others,
+// and a large backlog waits longer than INTAKE_STUCK_AFTER), or delivered
+// and not acked (a worker has it, a fair window holds it up to Window jobs
+// ahead of the workers, it was nak'ed with a delay for a deferred document,
+// or its worker died and the server redelivers it after AckWait). None of
+// these is lost. A job the consumer gave up on at MaxDeliver is not held:
+// the advisory handler moves its document to dlq, and if that advisory was
+// missed the sweep re-enqueues it. While such a job cannot be told from a
+// held one (queue.Queue.Exhausted) no delivered job counts as held: a
+// duplicate job is harmless, a document left stuck is not.
+func (q jobQueue) heldProcess(ctx context.Context, prefix string) (ids []string, exhausted int, err error) {
 	if q.js == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
-	waiting, _, err := queue.Waiting(ctx, q.js, q.stream, q.processor, prefix+".process.>", true)
-	ids := make([]string, 0, len(waiting))
-	for _, j := range waiting {
+	found, err := queue.Waiting(ctx, q.js, q.stream, q.processor, prefix+".process.>", false)
+	held := found.Held()
+	ids = make([]string, 0, len(held))
+	for _, j := range held {
 		if logID, _, ok := strings.Cut(j.MsgID, ":process:"); ok {
 			ids = append(ids, logID)
 		}
 	}
-	return ids, err
+	return ids, found.Exhausted, err
 }
 
 // waitingDeliver returns the document ids of deliver jobs still in the
 // stream, delivered or not (a job put back because its client had no free
-// slot has no delivery row yet, and must not be sent twice).
+// slot has no delivery row yet, and must not be sent twice; so, unlike the
+// process sweep, a job the dispatcher gave up on at MaxDeliver that cannot
+// be told from a held one counts as held, and is swept once the ack floor
+// passes it).
 // complete is false when the stream could not be read to its end: the
 // list then misses jobs, and nothing may be re-sent on its strength.
 func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) (ids []string, complete bool, err error) {
 	if q.js == nil {
 		return nil, true, nil
 	}
-	waiting, complete, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
-	ids = make([]string, 0, len(waiting))
-	for _, j := range waiting {
+	found, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
+	ids = make([]string, 0, len(found.Jobs))
+	for _, j := range found.Jobs {
 		if job, perr := jobs.ParseDeliver(j.Data); perr == nil {
 			ids = append(ids, job.GetDocumentId())
 		}
 	}
-	return ids, complete && err == nil, err
+	return ids, found.Complete && err == nil, err
 }
 
 // sweep re-enqueues documents in received whose state has not moved for
 // stuckAfter, and deferred documents whose retry is overdue by stuckAfter,
-// each with a new process job that supersedes the old one, unless the job
-// is still queued in the broker; and documents whose outcome waits for a
-// webhook since stuckAfter without a delivery row and without a deliver job
-// in the broker (the job was lost before the dispatcher saw it), each with
-// a new deliver job. Replicas sweep concurrently without taking the same
-// document (the store claims rows with SKIP LOCKED). Outbox rows never
-// marked sent need no sweep of their own: the relay re-reads unsent rows on
-// every poll. A broker that cannot be read makes the sweep skip nothing
-// (a duplicate job is harmless; a lost one is not).
+// each with a new process job that supersedes the old one, unless the
+// processor consumer still holds the job (heldProcess); and documents whose
+// outcome waits for a webhook since stuckAfter without a delivery row and
+// without a deliver job in the broker (the job was lost before the
+// dispatcher saw it), each with a new deliver job. PostgreSQL is asked
+// first: the broker is read only when it has candidates. Replicas sweep
+// concurrently without taking the same document (the store claims rows with
+// SKIP LOCKED). Outbox rows never marked sent need no sweep of their own:
+// the relay re-reads unsent rows on every poll. A process broker that cannot
+// be read makes the sweep skip nothing (a duplicate process job is
+// harmless; a lost one is not).
 func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
-	waiting, err := q.waitingProcess(ctx, w.prefix)
-	if err != nil {
-		w.log.Warn("sweep: queued process jobs unknown", zap.Error(err))
-	}
-	n, err := w.sweepBatches(ctx, "re-enqueued stuck document", func(now time.Time) ([]document.Document, error) {
-		return w.st.SweepStuck(ctx, store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter),
-			SkipLogIDs: waiting},
-			func(d document.Document, seq int) store.OutboxRow {
-				return lifecycle.Outbox(ctx, jobs.Process(w.prefix, d, seq, now))
-			})
-	})
+	n, err := w.sweepStuck(ctx, stuckAfter, q)
 	if err != nil {
 		return n, err
 	}
@@ -122,8 +126,36 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue
 	return n + m, err
 }
 
+// sweepStuck re-enqueues lost process jobs (see sweep).
+func (w *worker) sweepStuck(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
+	opts := func(now time.Time) store.SweepOptions {
+		return store.SweepOptions{ReceivedBefore: now.Add(-stuckAfter), DueBefore: now.Add(-stuckAfter)}
+	}
+	if has, err := w.st.HasStuck(ctx, opts(time.Now())); err != nil || !has {
+		return 0, err
+	}
+	held, exhausted, err := q.heldProcess(ctx, w.prefix)
+	if err != nil {
+		w.log.Warn("sweep: held process jobs unknown", zap.Error(err))
+	}
+	if exhausted > 0 {
+		w.log.Warn("sweep: jobs given up at max deliveries are still in the stream; no delivered job counts as held",
+			zap.Int("exhausted", exhausted))
+	}
+	return w.sweepBatches(ctx, "re-enqueued stuck document", func(now time.Time) ([]document.Document, error) {
+		o := opts(now)
+		o.SkipLogIDs = held
+		return w.st.SweepStuck(ctx, o, func(d document.Document, seq int) store.OutboxRow {
+			return lifecycle.Outbox(ctx, jobs.Process(w.prefix, d, seq, now))
+		})
+	})
+}
+
 // sweepUndelivered re-enqueues lost deliver jobs (see sweep).
 func (w *worker) sweepUndelivered(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
+	if has, err := w.st.HasUndelivered(ctx, time.Now().Add(-stuckAfter)); err != nil || !has {
+		return 0, err
+	}
 	waiting, complete, err := q.waitingDeliver(ctx, w.prefix)
 	if !complete {
 		// A deliver job we could not see may still be queued: sending a

@@ -190,6 +190,15 @@ func (h *harness) verify(ctx context.Context, ups []*upload) error {
 	}
 	rep.figure("webhook attempts %d for %d deliveries (%d redelivery attempts); documents re-enqueued by the sweeper %d; extraction failures recorded %d",
 		attempts, deliveries, attempts-deliveries, reprocessed, failuresTotal)
+	// Every job the sweeper re-enqueued, once per sweep: a healthy job it
+	// mistook for lost shows here as a process re-enqueue.
+	var sweptProcess, sweptDeliver int
+	if err := h.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE detail LIKE 're-enqueued as process job%'),
+		count(*) FILTER (WHERE detail LIKE 'deliver job re-enqueued%') FROM document_events WHERE actor = 'sweeper'`).Scan(
+		&sweptProcess, &sweptDeliver); err != nil {
+		return fmt.Errorf("read sweeper events: %w", err)
+	}
+	rep.figure("sweeper re-enqueues: process jobs %d, deliver jobs %d", sweptProcess, sweptDeliver)
 
 	// 8. No document row without its objects.
 	if err := h.checkObjects(ctx, byLog); err != nil {
