@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,84 @@ func TestRecordAttemptConflictRollsBack(t *testing.T) {
 	dv, err := s.Delivery(ctx, "msg_1")
 	require.NoError(t, err)
 	require.Equal(t, store.DeliveryPending, dv.Outcome)
+}
+
+// A chain of moves (the dispatcher's 2xx: processed_success → sent_success →
+// finished_success) lands in one statement with one event per step, in
+// order, together with the attempt; a lost compare-and-set writes none of it.
+func TestRecordAttemptChain(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	doc, _ := deliveryFixture(t, s, ctx)
+	_, ok, err := s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	chain := []store.Change{
+		{DocumentID: doc.ID, From: document.StateProcessedSuccess, To: document.StateSentSuccess, Actor: "dispatcher", Detail: "attempt 1"},
+		{DocumentID: doc.ID, From: document.StateSentSuccess, To: document.StateFinishedSuccess, Actor: "dispatcher", Detail: "recorded"},
+	}
+	stale := slices.Clone(chain)
+	stale[0].From, stale[0].To, stale[1].From = document.StateProcessedRejected, document.StateSentRejected, document.StateSentRejected
+	stale[1].To = document.StateFinishedRejected
+	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 1, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: stale})
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	atts, err := s.DeliveryAttempts(ctx, "msg_1")
+	require.NoError(t, err)
+	require.Empty(t, atts, "a lost compare-and-set records no attempt")
+
+	got, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 1, StatusCode: 200,
+		Latency: 3 * time.Millisecond, BodyPrefix: "ok"}, Outcome: store.DeliveryDelivered, Changes: chain})
+	require.NoError(t, err)
+	require.Equal(t, []any{store.DeliveryDelivered, (*time.Time)(nil)}, []any{got.Outcome, got.LeasedUntil})
+	evs, err := s.Events(ctx, doc.ID)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(evs), 2)
+	cur, err := s.Document(ctx, doc.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateFinishedSuccess, cur.State)
+	last := evs[len(evs)-2:]
+	require.Equal(t, []document.State{document.StateProcessedSuccess, document.StateSentSuccess}, []document.State{last[0].From, last[1].From})
+	require.Equal(t, []document.State{document.StateSentSuccess, document.StateFinishedSuccess}, []document.State{last[0].To, last[1].To})
+	require.Equal(t, []string{"attempt 1", "recorded"}, []string{last[0].Detail, last[1].Detail})
+	atts, err = s.DeliveryAttempts(ctx, "msg_1")
+	require.NoError(t, err)
+	require.Len(t, atts, 1)
+	require.Equal(t, 200, atts[0].StatusCode)
+	require.Equal(t, "ok", atts[0].BodyPrefix)
+
+	// A chain that skips a step is refused before anything is written.
+	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: []store.Change{{DocumentID: doc.ID, From: document.StateFinishedSuccess,
+			To: document.StateProcessedSuccess, Actor: "dispatcher"}}})
+	require.Error(t, err)
+}
+
+// The first EnsureDeliveryWithDocument creates the delivery and returns the
+// document with its client; a second one returns the row without them.
+func TestEnsureDeliveryWithDocument(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", true))
+	d, job := newDoc("acme", "m-ewd", "pdf")
+	created, _, err := s.CreateDocument(ctx, d, job)
+	require.NoError(t, err)
+	want := store.Delivery{ID: "msg_ewd", DocumentID: created.ID, ClientID: "acme", LogID: created.LogID,
+		State: document.StateReceived, Status: document.StatusSuccess}
+	dv, doc, client, loaded, err := s.EnsureDeliveryWithDocument(ctx, want, time.Minute)
+	require.NoError(t, err)
+	require.True(t, loaded)
+	require.Equal(t, "msg_ewd", dv.ID)
+	require.Equal(t, store.DeliveryPending, dv.Outcome)
+	require.Equal(t, created.ID, doc.ID)
+	require.Equal(t, created.LogID, doc.LogID)
+	wantClient, err := s.Client(ctx, "acme")
+	require.NoError(t, err)
+	require.Equal(t, wantClient, client)
+
+	again, _, _, loaded, err := s.EnsureDeliveryWithDocument(ctx, want, time.Minute)
+	require.NoError(t, err)
+	require.False(t, loaded, "an existing delivery comes back without its document")
+	require.Equal(t, dv.ID, again.ID)
+	require.Equal(t, dv.CreatedAt, again.CreatedAt)
 }

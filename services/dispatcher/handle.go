@@ -77,7 +77,9 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	}
 	defer release()
 
-	dv, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop)
+	// A job's first copy creates the delivery and reads the document with
+	// its client in the same statement.
+	dv, doc, client, loaded, err := d.store.EnsureDeliveryWithDocument(ctx, deliveryFromJob(job), d.tuning.Backstop)
 	if err != nil {
 		return err
 	}
@@ -97,14 +99,15 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	default:
 		return nil
 	}
-	// The document and its client in one read: the client is needed for
-	// every delivery that goes out, which is nearly all of them.
-	doc, client, err := d.store.DocumentWithClient(ctx, dv.DocumentID)
-	if err != nil {
-		if document.ErrorKind(err) == document.ENOTFOUND {
-			return queue.Permanent(err)
+	if !loaded {
+		// The document and its client in one read: the client is needed
+		// for every delivery that goes out, which is nearly all of them.
+		if doc, client, err = d.store.DocumentWithClient(ctx, dv.DocumentID); err != nil {
+			if document.ErrorKind(err) == document.ENOTFOUND {
+				return queue.Permanent(err)
+			}
+			return err
 		}
-		return err
 	}
 	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc) {
 		return d.closeIgnored(ctx, dv, doc)
@@ -278,13 +281,18 @@ func codeClass(code int) string {
 	return fmt.Sprintf("%dxx", code/100)
 }
 
-// delivered records a 2xx: attempt, delivery and sent_* in one transaction,
-// then finished_*.
+// delivered records a 2xx: attempt, delivery, sent_* and finished_* (each
+// step with its event) in one statement.
 func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
 	for range 2 { // a second try when the document moved under us
 		var changes []store.Change
 		if to := document.SentState(dv.State, doc.State); to != "" {
 			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher", Detail: summary})
+			if fin, ok := d.finishChange(dv, to, doc.ID); ok {
+				changes = append(changes, fin)
+			}
+		} else if fin, ok := d.finishChange(dv, doc.State, doc.ID); ok {
+			changes = append(changes, fin) // sent already: close it with the attempt
 		}
 		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryDelivered, Changes: changes})
 		if document.ErrorKind(err) == document.ECONFLICT && len(changes) > 0 {
@@ -297,24 +305,30 @@ func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc docum
 			return err
 		}
 		d.metrics.deliveries.WithLabelValues(string(dv.Status), "delivered").Inc()
-		if len(changes) > 0 {
-			// The compare-and-set succeeded: the row is in the new state
-			// now, no need to read it again.
-			doc.State = changes[0].To
-		}
-		return d.finish(ctx, dv, doc)
+		return nil
 	}
 	return fmt.Errorf("delivery %s: document %s keeps changing", dv.ID, doc.LogID)
 }
 
-// finish closes a delivered document: sent_* → finished_*. Idempotent.
-func (d *dispatcher) finish(ctx context.Context, dv store.Delivery, doc document.Document) error {
-	to := doc.State.FinishedState()
+// finishChange is the step sent_* → finished_* of a delivered document in
+// state from; ok is false when from has no finished state.
+func (d *dispatcher) finishChange(dv store.Delivery, from document.State, docID string) (store.Change, bool) {
+	to := from.FinishedState()
 	if to == "" {
+		return store.Change{}, false
+	}
+	return store.Change{DocumentID: docID, From: from, To: to, Actor: "dispatcher", Detail: "delivery " + dv.ID + " recorded"}, true
+}
+
+// finish closes a delivered document: sent_* → finished_*. Idempotent.
+// It completes a delivery whose process died between the 2xx and the
+// state update, when the document was moved by an older dispatcher.
+func (d *dispatcher) finish(ctx context.Context, dv store.Delivery, doc document.Document) error {
+	c, ok := d.finishChange(dv, doc.State, doc.ID)
+	if !ok {
 		return nil
 	}
-	_, err := d.store.Transition(ctx, store.Change{DocumentID: doc.ID, From: doc.State, To: to, Actor: "dispatcher",
-		Detail: "delivery " + dv.ID + " recorded"})
+	_, err := d.store.Transition(ctx, c)
 	if document.ErrorKind(err) == document.ECONFLICT {
 		return nil // a concurrent worker finished it
 	}

@@ -266,7 +266,7 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 		key, ct string
 		body    []byte
 	}{{xmlKey, "application/xml", res.xml}, {jsonKey, "application/json", res.json}} {
-		if err := w.objects.Put(ctx, o.key, strings.NewReader(string(o.body)), int64(len(o.body)), o.ct); err != nil {
+		if err := w.objects.Put(ctx, o.key, bytes.NewReader(o.body), int64(len(o.body)), o.ct); err != nil {
 			w.metrics.job(outRetry)
 			return fmt.Errorf("write result %s: %w", o.key, err)
 		}

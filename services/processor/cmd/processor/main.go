@@ -14,6 +14,9 @@ import (
 )
 
 func main() {
+	// Unless GOGC/GOMEMLIMIT say otherwise: a larger GC target with a soft
+	// memory limit (see system.DefaultGC).
+	system.DefaultGC(os.Getenv)
 	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "processor:", err)
 		os.Exit(1)

@@ -42,10 +42,11 @@ func NewVersitygw(dir, logDir, access, secret string) (p *Proc, url, addr string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", "", err
 	}
-	// --keep-alive: versitygw closes every connection after one request by
-	// default, so each S3 call (an upload's put, a processor's get) paid a
-	// TCP connect and close on both sides, 8 % of ingest's CPU in `make bench
-	// -profile`; S3 itself keeps connections open.
+	// --keep-alive: versitygw closes every connection after one response
+	// by default, so each S3 request of ingest, processor and dispatcher
+	// dialled anew (connect, accept and a fresh HTTP/1 connection on both
+	// sides: ≈ 10 % of the processor's Go CPU in `make bench -profile`).
+	// S3 itself keeps connections alive; so do our clients' transports.
 	if p, err = NewProc("versitygw", bin, []string{"--access", access, "--secret", secret, "--port", addr,
 		"--keep-alive", "--quiet", "posix", dir}, os.Environ(), logDir); err != nil {
 		return nil, "", "", err
