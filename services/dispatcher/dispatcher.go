@@ -8,9 +8,9 @@
 // one: Run does not, the process does — pkg/system, standalone); a worker of the durable consumer "dispatcher" picks it
 // up, records the delivery in PostgreSQL (its id is the webhook-id) and makes
 // one HTTP attempt. On 2xx the document moves processed_* → sent_* →
-// finished_* in transactions that also store the attempt. On failure the
-// attempt is stored, the next one is scheduled in PostgreSQL
-// (next_attempt_at, from INTAKE_WEBHOOK_RETRY_SCHEDULE with jitter, or the
+// finished_* (an event per step) in the statement that also stores the
+// attempt. On failure the attempt is stored, the next one is scheduled in
+// PostgreSQL (next_attempt_at, from INTAKE_WEBHOOK_RETRY_SCHEDULE with jitter, or the
 // client's Retry-After on 429/503) and the message is acked; a scheduler
 // loop republishes due deliveries. Retries therefore hold no JetStream
 // resources: a client that is down for a day does not fill the consumer's
