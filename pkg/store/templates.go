@@ -494,43 +494,49 @@ func (s *Store) CurrentAttempt(ctx context.Context, documentID string) (int, err
 
 // PinAttempt pins the document's attempt to the template version want,
 // unless the attempt is pinned already: then it returns that earlier pin
-// (pinned false). A new pin appends an event (actor) naming the template,
+// (pinned false). Either way it counts one start of the attempt
+// (AttemptStarts). A new pin appends an event (actor) naming the template,
 // version and SHA-256, and marks the template used, in one statement.
 // Concurrent callers agree on one pin (the primary key decides).
 func (s *Store) PinAttempt(ctx context.Context, documentID string, want AttemptTemplate, state document.State, actor string) (AttemptTemplate, bool, error) {
-	// One statement: the pin, the template's last use and the event are
-	// written only when the pin is new; otherwise the earlier pin is read.
 	var got AttemptTemplate
 	var pinned bool
 	err := s.db.QueryRow(ctx, pinAttemptSQL, documentID, want.Attempt, want.TemplateID, want.Name, nullable(want.ClientID),
 		want.Version, want.SHA256, state, actor, want.String()).Scan(&got.Attempt, &got.TemplateID, &got.Name, &got.ClientID,
 		&got.Version, &got.SHA256, &got.StartedAt, &pinned)
-	if err == pgx.ErrNoRows {
-		// A concurrent caller's pin committed after this statement's
-		// snapshot was taken (ON CONFLICT waited for it): a new statement
-		// sees it.
-		got, err = s.Attempt(ctx, documentID, want.Attempt)
-		return got, false, err
-	}
 	if err != nil {
 		return AttemptTemplate{}, false, translate(err, "pin attempt")
 	}
 	return got, pinned, nil
 }
 
-// pinAttemptSQL is PinAttempt's single statement.
-const pinAttemptSQL = `WITH ins AS (
-		INSERT INTO document_attempts (document_id, attempt, template_id, template, template_client, template_version,
-			template_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (document_id, attempt) DO NOTHING
-		RETURNING *),
-	used AS (UPDATE templates SET last_used_at = now() WHERE id = $3 AND EXISTS (SELECT 1 FROM ins)),
+// pinAttemptSQL is PinAttempt's single statement. On conflict the earlier
+// pin stays and only its start count moves; xmax = 0 tells the row this
+// statement inserted from the one it updated.
+const pinAttemptSQL = `WITH pin AS (
+		INSERT INTO document_attempts AS a (document_id, attempt, template_id, template, template_client,
+			template_version, template_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (document_id, attempt) DO UPDATE SET starts = a.starts + 1
+		RETURNING *, (xmax = 0) AS inserted),
+	used AS (UPDATE templates SET last_used_at = now() WHERE id = $3 AND EXISTS (SELECT 1 FROM pin WHERE inserted)),
 	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor, detail)
-		SELECT document_id, $8, $8, $9, $10 FROM ins)
-	SELECT ` + attemptColumns + `, true FROM ins
-	UNION ALL
-	SELECT ` + attemptColumns + `, false FROM document_attempts
-		WHERE document_id = $1 AND attempt = $2 AND NOT EXISTS (SELECT 1 FROM ins)`
+		SELECT document_id, $8, $8, $9, $10 FROM pin WHERE inserted)
+	SELECT ` + attemptColumns + `, inserted FROM pin`
+
+// AttemptStarts returns how many times a worker started attempt n of the
+// document (0 when it never was).
+func (s *Store) AttemptStarts(ctx context.Context, documentID string, n int) (int, error) {
+	var starts int
+	err := s.db.QueryRow(ctx, `SELECT starts FROM document_attempts WHERE document_id = $1 AND attempt = $2`,
+		documentID, n).Scan(&starts)
+	if err == pgx.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, translate(err, "attempt starts")
+	}
+	return starts, nil
+}
 
 // String is the audit line of a pin: "attempt 2: template NAME v3 sha256 HEX
 // (client ID|global)".

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"crypto/sha256"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,4 +225,19 @@ func TestPinAttempt(t *testing.T) {
 	ti, err = s.Template(ctx, "", "contoso-po")
 	require.NoError(t, err)
 	require.NotNil(t, ti.LastUsedAt)
+	// Every pin call is a worker starting the attempt: six so far, one
+	// event (the pin) however many starts.
+	starts, err := s.AttemptStarts(ctx, d.ID, 1)
+	require.NoError(t, err)
+	require.Equal(t, 6, starts)
+	starts, err = s.AttemptStarts(ctx, d.ID, 2)
+	require.NoError(t, err)
+	require.Zero(t, starts, "attempt 2 never started")
+	pinEvents := 0
+	for _, e := range ev {
+		if strings.Contains(e.Detail, "template contoso-po v") {
+			pinEvents++
+		}
+	}
+	require.Equal(t, 1, pinEvents)
 }

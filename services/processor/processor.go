@@ -10,8 +10,10 @@
 //     results/YYYY/MM/DD/<log_id>.{xml,json}, and commit the new state with
 //     the dispatcher's job in one transaction (see handle.go);
 //   - a listener for JetStream's MAX_DELIVERIES advisory, which moves
-//     documents whose job was delivered too often without an outcome (a
-//     worker killed each time) to dlq;
+//     documents whose job was delivered too often and started by workers
+//     INTAKE_PROCESSOR_MAX_FAILURES times without an outcome (a worker
+//     killed each time) to dlq, and deletes the others' jobs (held in fair
+//     windows of stopped processors) for the sweeper to re-enqueue;
 //   - a sweeper that re-enqueues documents whose job was lost;
 //   - a collector of source objects no document refers to (orphans.go);
 //   - Prometheus metrics on Deps.Registry.

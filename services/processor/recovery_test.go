@@ -126,29 +126,75 @@ func TestSweeperRepublishesLostJob(t *testing.T) {
 	require.Equal(t, 2, pr.ProcessSeq)
 }
 
-// A job delivered MaxDeliver times without an outcome (here: taken by a
-// client that never acks, like a worker killed each time) reaches dlq
-// through the MAX_DELIVERIES advisory, and its message is deleted.
+// A job delivered MaxDeliver times whose attempt workers started
+// INTAKE_PROCESSOR_MAX_FAILURES times without an outcome (here: pinned three
+// times, then taken by a client that never acks, like a worker killed each
+// time) reaches dlq through the MAX_DELIVERIES advisory, and its message is
+// deleted.
 func TestMaxDeliveriesAdvisory(t *testing.T) {
 	t.Parallel()
 	b := setup(t, map[string]string{"INTAKE_PROCESSOR_ACK_WAIT": "1s"})
+	q := b.maxDeliverOne(t)
+	d := b.upload(orderPDF("K-1", nil), docOpts{})
+	for range b.cfg.ProcessorMaxFailures {
+		_, _, err := b.tmpls.PinAttempt(t.Context(), d, 1, "processor")
+		require.NoError(t, err)
+	}
+	b.takeAndHold(t, q)
+	b.start()
+	d = b.waitState(d, document.StateDLQ, 20*time.Second)
+	ev := b.events(d)
+	require.Contains(t, ev[len(ev)-1].Detail, "started 3 times without an outcome")
+	b.noProcessMessages(t, q)
+}
+
+// A job the broker gives up on while no worker started it (held in the fair
+// windows of processors that were killed: every kill sends a window back
+// and counts a delivery) is no poison: its message is deleted, the sweeper
+// gives the document a fresh job, and it is processed.
+func TestMaxDeliveriesAdvisoryHeldJob(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_ACK_WAIT": "1s",
+		"INTAKE_SWEEP_INTERVAL": "100ms", "INTAKE_STUCK_AFTER": "300ms"})
+	b.addArticles()
+	q := b.maxDeliverOne(t)
+	d := b.upload(orderPDF("K-2", nil), docOpts{})
+	b.takeAndHold(t, q)
+	b.start()
+	d = b.waitState(d, document.StateProcessedSuccess, 30*time.Second)
+	for _, e := range b.events(d) {
+		require.NotEqual(t, document.StateDLQ, e.To, "%+v", e)
+	}
+	pr, err := b.st.Processing(t.Context(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, pr.ProcessSeq, "one fresh job from the sweeper")
+	b.noProcessMessages(t, q)
+}
+
+// maxDeliverOne makes the processor consumer give a job up after one
+// delivery.
+func (b *bundle) maxDeliverOne(t *testing.T) queue.Config {
 	q := b.qcfg
 	q.Processor.MaxDeliver, q.Processor.BackOff = 1, []time.Duration{time.Second}
 	require.NoError(t, queue.Ensure(t.Context(), b.js, q))
-	d := b.upload(orderPDF("K-1", nil), docOpts{})
+	return q
+}
+
+// takeAndHold takes the one process job and never acks it.
+func (b *bundle) takeAndHold(t *testing.T, q queue.Config) {
 	cons, err := b.js.Consumer(t.Context(), q.Stream, q.Processor.Durable)
 	require.NoError(t, err)
 	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
 	require.NoError(t, err)
 	n := 0
 	for range batch.Messages() {
-		n++ // taken and never acked
+		n++
 	}
 	require.Equal(t, 1, n)
-	b.start()
-	d = b.waitState(d, document.StateDLQ, 20*time.Second)
-	ev := b.events(d)
-	require.Contains(t, ev[len(ev)-1].Detail, "without an outcome")
+}
+
+// noProcessMessages waits until the stream holds no process job.
+func (b *bundle) noProcessMessages(t *testing.T, q queue.Config) {
 	waitFor(t, 10*time.Second, func() error {
 		s, err := b.js.Stream(t.Context(), q.Stream)
 		if err != nil {

@@ -258,8 +258,23 @@ func (w *worker) maxDeliveries(ctx context.Context, js jetstream.JetStream, adv 
 			return err
 		case doc.State.Pending():
 			log := w.log.With(zap.String("log_id", doc.LogID), zap.String("client_id", doc.ClientID))
-			detail := fmt.Sprintf("job %d delivered %d times without an outcome (worker killed or stuck each time)",
-				job.GetAttempt(), adv.Deliveries)
+			// The delivery count also counts deliveries into fair windows
+			// that no worker started: every processor that stops sends its
+			// whole window back. Only a document that workers started
+			// maxFailures times without an outcome is the poison this
+			// guards against; any other job is deleted below, and the
+			// sweeper gives the document a fresh job.
+			starts, err := w.st.AttemptStarts(ctx, doc.ID, int(job.GetAttempt()))
+			if err != nil {
+				return err
+			}
+			if starts < w.maxFailures {
+				log.Warn("job given up by the broker while mostly held in windows of stopped processors; the sweeper re-enqueues it",
+					zap.Uint64("deliveries", adv.Deliveries), zap.Int("starts", starts))
+				break
+			}
+			detail := fmt.Sprintf("job %d delivered %d times and started %d times without an outcome (worker killed or stuck each time)",
+				job.GetAttempt(), adv.Deliveries, starts)
 			if err := w.toDLQ(ctx, log, doc, noReason(), detail); err != nil {
 				return err
 			}
