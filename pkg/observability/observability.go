@@ -156,3 +156,19 @@ func ServePprof(ctx context.Context, addr string) error {
 	}
 	return srv.Close()
 }
+
+// Register registers c with reg, or returns the collector registered there
+// already under the same name: components that run more than once in one
+// process (two processors or relays on one registry, in tests and in
+// standalone) share one metric instead of failing.
+func Register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+	}
+	return c
+}

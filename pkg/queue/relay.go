@@ -2,11 +2,11 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/observability"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"go.uber.org/zap"
@@ -98,25 +98,10 @@ func NewRelay(src OutboxSource, pub BatchPublisher, logger *zap.Logger, opts Rel
 			Help: "Outbox rows this process's relay published and marked sent."}),
 	}
 	if opts.Registry != nil {
-		r.running = register(opts.Registry, r.running)
-		r.relayed = register(opts.Registry, r.relayed)
+		r.running = observability.Register(opts.Registry, r.running)
+		r.relayed = observability.Register(opts.Registry, r.relayed)
 	}
 	return r
-}
-
-// register registers c, or returns the collector already registered under
-// its name: a second relay in one registry shows up in the same gauge
-// instead of failing.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-	}
-	return c
 }
 
 // Notify wakes the relay after an outbox row was committed. It never

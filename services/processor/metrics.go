@@ -2,10 +2,10 @@ package processor
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/nats-io/nats.go/jetstream"
@@ -46,27 +46,13 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 	if reg == nil {
 		return m
 	}
-	m.jobs = register(reg, m.jobs)
-	m.extractSecs = register(reg, m.extractSecs)
-	m.swept = register(reg, m.swept)
-	m.held = register(reg, m.held)
-	register(reg, prometheus.Collector(&stateCollector{st: st, js: js, stream: q.Stream,
+	m.jobs = observability.Register(reg, m.jobs)
+	m.extractSecs = observability.Register(reg, m.extractSecs)
+	m.swept = observability.Register(reg, m.swept)
+	m.held = observability.Register(reg, m.held)
+	observability.Register(reg, prometheus.Collector(&stateCollector{st: st, js: js, stream: q.Stream,
 		consumers: []string{q.Processor.Durable, q.Dispatcher.Durable}}))
 	return m
-}
-
-// register registers c, or returns the collector registered already under
-// the same name (two processors in one process share a registry).
-func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-	}
-	return c
 }
 
 func (m *metrics) job(outcome string) { m.jobs.WithLabelValues(outcome).Inc() }

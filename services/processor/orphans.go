@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -46,7 +47,7 @@ func newOrphanCollector(st *store.Store, objects any, grace time.Duration, log *
 		Help: "Source objects removed because no document refers to them (upload killed before its commit).",
 	})}
 	if reg != nil {
-		c.removed = register(reg, c.removed)
+		c.removed = observability.Register(reg, c.removed)
 	}
 	return c
 }
