@@ -1,0 +1,73 @@
+package benchharness_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/services/standalone/internal/benchharness"
+	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+)
+
+// TestScalingShort runs the scaling phase alone (processors with a CPU
+// budget, one then two) for a few seconds and checks that it produced its
+// figures and removed its cgroups. It asserts nothing about the rates: the
+// host is shared. Without a writable cgroup CPU controller it is skipped,
+// as the phase is.
+func TestScalingShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench scaling: skipped with -short")
+	}
+	if _, err := pgcluster.BinDir(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	how, err := benchharness.CPUBudgetSupport()
+	if err != nil {
+		t.Skipf("no CPU budget here: %v", err)
+	}
+	var out strings.Builder
+	rep, err := benchharness.Run(t.Context(), benchharness.Options{
+		BinDir: os.Getenv("INTAKE_CHAOS_BIN"), E2EDuration: 2 * time.Second, Generated: true, ScaleOnly: true, Out: &out,
+	})
+	t.Log("\n" + out.String())
+	if err != nil {
+		t.Fatalf("bench harness: %v", err)
+	}
+	if err := rep.OK(); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Scaling
+	if s.Skipped != "" || s.Budget != 0.25 || s.Quota != s.Period/4 || !strings.HasPrefix(how, strings.Fields(s.Cgroup)[0]) {
+		t.Errorf("scaling %+v, want 0.25 core as a quarter of each period (%s)", s, how)
+	}
+	for i, r := range s.Runs {
+		if r.Processors != i+1 || len(r.Budgets) != i+1 {
+			t.Fatalf("run %d: %d processors with %d CPU figures", i, r.Processors, len(r.Budgets))
+		}
+		for _, b := range r.Budgets {
+			if b.Cores <= 0 || b.Periods <= 0 {
+				t.Errorf("run %d: %s used %.2f cores in %d periods, want the processor's CPU and its group's periods", i, b.Name, b.Cores, b.Periods)
+			}
+		}
+	}
+	md := rep.Markdown("make bench")
+	for _, want := range []string{"processors limited to 0.25 core each", "2 processors limited to 0.25 core each", "× one**"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	// The run's groups are gone: a leftover group would hold a quota.
+	groups, _ := filepath.Glob("/sys/fs/cgroup/*/docintake-bench-*")
+	more, _ := filepath.Glob("/sys/fs/cgroup/docintake-bench-*")
+	for _, g := range append(groups, more...) {
+		if strings.HasSuffix(g, "-"+strconv.Itoa(os.Getpid())) {
+			t.Errorf("cgroup %s left behind", g)
+		}
+	}
+}
