@@ -14,6 +14,10 @@
 //  4. memory: every service's peak RSS, and ingest's RSS around a 24 MiB
 //     upload.
 //
+// and last, 2b. scaling: end to end with one, then two processors that
+// each have a fixed CPU budget (a cgroup CPU quota), skipped where no
+// cgroup can limit CPU (scale.go, cgroup.go).
+//
 // Report renders the figures as a Markdown table for BENCHMARKS.md.
 package benchharness
 
