@@ -226,15 +226,8 @@ func (g *cpuGroup) adopt(pid int) error {
 // descendants lists the processes below pid, from /proc.
 func descendants(pid int) []int {
 	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, ok := readProcStat(e.Name()); ok {
-			children[st.ppid] = append(children[st.ppid], p)
-		}
+	for p, st := range readProcStats() {
+		children[st.ppid] = append(children[st.ppid], p)
 	}
 	var out []int
 	queue := []int{pid}

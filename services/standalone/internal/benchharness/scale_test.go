@@ -18,15 +18,7 @@ import (
 // host is shared. Without a writable cgroup CPU controller it is skipped,
 // as the phase is.
 func TestScalingShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("bench scaling: skipped with -short")
-	}
-	if _, err := pgcluster.BinDir(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needServers(t)
 	how, err := benchharness.CPUBudgetSupport()
 	if err != nil {
 		t.Skipf("no CPU budget here: %v", err)
@@ -69,5 +61,20 @@ func TestScalingShort(t *testing.T) {
 		if strings.HasSuffix(g, "-"+strconv.Itoa(os.Getpid())) {
 			t.Errorf("cgroup %s left behind", g)
 		}
+	}
+}
+
+// needServers skips a test that starts the whole system with -short, and
+// where no PostgreSQL server binaries are installed (fails on CI instead).
+func needServers(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the whole system: skipped with -short")
+	}
+	if _, err := pgcluster.BinDir(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
 	}
 }
