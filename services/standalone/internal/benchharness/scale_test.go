@@ -78,3 +78,35 @@ func needServers(t *testing.T) {
 		t.Skip(err)
 	}
 }
+
+// The phase's verdict is given only when the run measured the processors:
+// each at ≥ 85 % of its budget, the pipeline short of all cores.
+func TestMarkdownScalingVerdicts(t *testing.T) {
+	run := func(n int, perSec, procCores, pipeline float64) benchharness.ScaleRun {
+		r := benchharness.ScaleRun{Processors: n, Throughput: benchharness.Throughput{PerSec: perSec}}
+		for i := range n {
+			name := "processor-" + strconv.Itoa(i+1)
+			r.Budgets = append(r.Budgets, benchharness.BudgetUse{Name: name, Cores: procCores, Periods: 100, Throttled: 90})
+			r.CPU.Cores = append(r.CPU.Cores, benchharness.NamedCores{Name: name, Cores: procCores})
+		}
+		r.CPU.Cores = append(r.CPU.Cores, benchharness.NamedCores{Name: "postgres", Cores: pipeline - float64(n)*procCores})
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		s    benchharness.Scaling
+		want string
+	}{
+		{"met", benchharness.Scaling{Budget: 0.25, Runs: []benchharness.ScaleRun{run(1, 15, 0.25, 0.6), run(2, 29, 0.25, 1.2)}}, "= **1.93× one**; processor-1 0.25 cores = 100 % of its budget, throttled in 90 % of 100 periods"},
+		{"missed", benchharness.Scaling{Budget: 0.25, Runs: []benchharness.ScaleRun{run(1, 15, 0.25, 0.6), run(2, 20, 0.25, 1.2)}}, "≥ 1.5× when cores are free | **missed** |"},
+		{"below budget", benchharness.Scaling{Budget: 0.25, Runs: []benchharness.ScaleRun{run(1, 15, 0.25, 0.6), run(2, 20, 0.15, 1.2)}}, "**not processor-bound**"},
+		{"saturated", benchharness.Scaling{Budget: 0.25, Runs: []benchharness.ScaleRun{run(1, 15, 0.25, 0.6), run(2, 29, 0.25, 1000)}}, "**cores saturated**"},
+		{"skipped", benchharness.Scaling{Skipped: "no writable cgroup CPU controller (read-only)"}, "processors with a fixed CPU budget | skipped: no writable cgroup CPU controller (read-only) |"},
+	} {
+		r := benchharness.Report{Scaling: c.s}
+		md := r.Markdown("make bench")
+		if !strings.Contains(md, c.want) {
+			t.Errorf("%s: markdown lacks %q:\n%s", c.name, c.want, md)
+		}
+	}
+}
