@@ -34,6 +34,8 @@ func run() error {
 	flag.DurationVar(&o.IngestDuration, "ingest-time", 10*time.Second, "length of each ingest measurement")
 	flag.DurationVar(&o.E2EDuration, "e2e-time", 20*time.Second, "length of each end-to-end maximum run")
 	flag.DurationVar(&o.LatencyDuration, "latency-time", 15*time.Second, "length of the fixed-load end-to-end run")
+	flag.Float64Var(&o.ScaleBudget, "scale-budget", 0, "CPU budget of each processor in the scaling phase, in cores (default 0.25; negative: skip the phase)")
+	flag.BoolVar(&o.ScaleOnly, "scale-only", false, "run only the scaling phase (processors with a CPU budget); BENCHMARKS.md is left alone")
 	flag.IntVar(&o.ExtractRounds, "extract-rounds", 5, "passes over the orders in the extraction phase")
 	flag.BoolVar(&o.Generated, "generated", false, "use generated orders even when ../shared is present")
 	flag.StringVar(&o.ProfileDir, "profile", "", "serve pprof from the services and write CPU and allocation profiles here")
@@ -47,6 +49,9 @@ func run() error {
 		return nil
 	})
 	flag.Parse()
+	if o.ScaleOnly && md == "" {
+		md = "-" // a partial table must not replace the whole run's
+	}
 	if md == "" {
 		repo, err := sysproc.RepoRoot()
 		if err != nil {

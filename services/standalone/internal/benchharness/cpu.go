@@ -50,11 +50,8 @@ func readProcStat(pid string) (procStat, bool) {
 	return procStat{ppid: ppid, ticks: num(14) + num(15) + num(16) + num(17), self: num(14) + num(15)}, true
 }
 
-// sampleCPU attributes every descendant of this process to the child of
-// the harness it descends from, named by names (pid → name).
-func sampleCPU(names map[int]string) cpuSample {
-	c := cpuSample{at: time.Now(), byName: map[string]float64{}}
-	self := os.Getpid()
+// readProcStats reads /proc/PID/stat of every process on the host.
+func readProcStats() map[int]procStat {
 	stats := map[int]procStat{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -66,6 +63,15 @@ func sampleCPU(names map[int]string) cpuSample {
 			stats[pid] = st
 		}
 	}
+	return stats
+}
+
+// sampleCPU attributes every descendant of this process to the child of
+// the harness it descends from, named by names (pid → name).
+func sampleCPU(names map[int]string) cpuSample {
+	c := cpuSample{at: time.Now(), byName: map[string]float64{}}
+	self := os.Getpid()
+	stats := readProcStats()
 	for pid, st := range stats {
 		if pid == self {
 			c.byName["harness"] += st.self / clockTicks

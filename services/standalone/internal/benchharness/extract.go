@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"sync/atomic"
 	"time"
 
 	"github.com/docintake/docintake/pkg/opentrans"
@@ -49,8 +50,9 @@ func (h *harness) extraction(ctx context.Context) error {
 	// Engine and pdftotext alternate per file, so that a busy moment of a
 	// shared machine hits both sides alike.
 	var engine, text, rest, plain []time.Duration
+	var done atomic.Int64 // the progress line runs on its own goroutine
 	h.prog.set(func() string {
-		return fmt.Sprintf("extraction: %d of %d documents", len(engine), h.opts.ExtractRounds*len(h.corpus.orders))
+		return fmt.Sprintf("extraction: %d of %d documents", done.Load(), h.opts.ExtractRounds*len(h.corpus.orders))
 	})
 	stopCPU := func() {}
 	if h.opts.ProfileDir != "" {
@@ -80,6 +82,7 @@ func (h *harness) extraction(ctx context.Context) error {
 			}
 			t2 := time.Now()
 			engine, text, rest = append(engine, t2.Sub(t0)), append(text, t1.Sub(t0)), append(rest, t2.Sub(t1))
+			done.Add(1)
 			if pdftotext != "" {
 				if out, err := exec.CommandContext(ctx, pdftotext, "-layout", files[i], "-").Output(); err != nil {
 					return fmt.Errorf("pdftotext %s: %w (%d bytes out)", files[i], err, len(out))

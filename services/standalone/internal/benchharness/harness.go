@@ -14,6 +14,10 @@
 //  4. memory: every service's peak RSS, and ingest's RSS around a 24 MiB
 //     upload.
 //
+// and last, 2b. scaling: end to end with one, then two processors that
+// each have a fixed CPU budget (a cgroup CPU quota), skipped where no
+// cgroup can limit CPU (scale.go, cgroup.go).
+//
 // Report renders the figures as a Markdown table for BENCHMARKS.md.
 package benchharness
 
@@ -41,6 +45,8 @@ type Options struct {
 	E2EDuration     time.Duration // each end-to-end maximum measurement (default 20s)
 	LatencyDuration time.Duration // the fixed-load end-to-end run (default 15s)
 	ExtractRounds   int           // passes over the orders in the extraction phase (default 5)
+	ScaleBudget     float64       // cores per processor in the scaling phase (default 0.25; negative: no scaling phase)
+	ScaleOnly       bool          // run only the scaling phase (with the servers it needs)
 	BigUpload       int64         // the large upload of the memory phase (default 24 MiB)
 	Generated       bool          // use generated orders even when ../shared is present
 	ProfileDir      string        // when set: services serve pprof, CPU and allocation profiles are written here
@@ -64,6 +70,9 @@ func (o *Options) defaults() {
 	}
 	if o.ExtractRounds == 0 {
 		o.ExtractRounds = 5
+	}
+	if o.ScaleBudget == 0 {
+		o.ScaleBudget = defaultBudget
 	}
 	if o.BigUpload == 0 {
 		o.BigUpload = 24 << 20
@@ -144,6 +153,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	h.rep.LoadBefore = loadAvg()
 	h.rep.Env = opts.Env
 
+	h.rep.ScaleOnly = opts.ScaleOnly
+	if opts.ScaleOnly {
+		return h.scaleOnly(ctx)
+	}
+
 	// Extraction first, in this process, while nothing else runs.
 	if err := h.extraction(ctx); err != nil {
 		return nil, fmt.Errorf("extraction: %w", err)
@@ -165,6 +179,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	h.peakRSS()
 	h.profiles(ctx, "allocs", "end", 0)
+	// After the memory figures: it stops phase 2's processors.
+	if err := h.scaling(ctx); err != nil {
+		return nil, fmt.Errorf("processors with a CPU budget: %w", err)
+	}
 	h.rep.LoadAfter = loadAvg()
 	h.rep.Elapsed = time.Since(h.start)
 	return h.rep, nil

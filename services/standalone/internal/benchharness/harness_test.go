@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/services/standalone/internal/benchharness"
-	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
 )
 
 // TestSmoke runs every phase of `make bench` with tiny durations on the
@@ -18,19 +17,12 @@ import (
 // It asserts nothing about speed. INTAKE_CHAOS_BIN names prebuilt service
 // binaries (make test passes bin/); without it they are built first.
 func TestSmoke(t *testing.T) {
-	if testing.Short() {
-		t.Skip("bench smoke: skipped with -short")
-	}
-	if _, err := pgcluster.BinDir(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needServers(t)
 	var out bytes.Buffer
 	rep, err := benchharness.Run(t.Context(), benchharness.Options{
 		BinDir: os.Getenv("INTAKE_CHAOS_BIN"), Clients: 4, IngestDuration: time.Second, E2EDuration: 2 * time.Second,
 		LatencyDuration: time.Second, ExtractRounds: 1, BigUpload: 4 << 20, Generated: true, Out: &out,
+		ScaleBudget: -1, // TestScalingShort runs that phase
 	})
 	t.Log("\n" + out.String())
 	if err != nil {

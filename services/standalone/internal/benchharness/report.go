@@ -23,6 +23,8 @@ type Report struct {
 	Extraction Extraction
 	Golden     Golden
 	Memory     Memory
+	Scaling    Scaling // phase 2b
+	ScaleOnly  bool    // only phase 2b ran
 }
 
 // IngestFigures is phase 1.
@@ -94,7 +96,10 @@ func newReport() *Report { return &Report{Date: time.Now(), Machine: machine()} 
 // OK reports whether every phase produced figures (a smoke check, not a
 // verdict on the targets).
 func (r *Report) OK() error {
-	var errs []error
+	if r.ScaleOnly {
+		return r.Scaling.ok()
+	}
+	errs := []error{r.Scaling.ok()}
 	if r.Ingest.PutPerSec <= 0 || r.Ingest.UploadPerSec <= 0 {
 		errs = append(errs, errors.New("no ingest rate"))
 	}
@@ -134,6 +139,12 @@ func (r *Report) Markdown(command string) string {
 	}
 	w("Command: `%s`. Corpus: %s. Services: %s (processor concurrency = GOMAXPROCS).\n\n", command, r.Corpus, settings)
 	w("| # | measure | result | target | |\n|---|---|---|---|---|\n")
+	if r.ScaleOnly {
+		r.Scaling.markdownRows(w)
+		w("\n| run | CPU |\n|---|---|\n")
+		r.Scaling.markdownCPU(w)
+		return b.String()
+	}
 	ratio := in.UploadPerSec / in.PutPerSec
 	w("| 1 | raw PutObject of a 100 KB PDF to versitygw, %d clients, %s | %.0f/s; p50 %s, p99 %s, p999 %s | the floor | |\n",
 		in.Clients, in.Duration, in.PutPerSec, ms(in.PutP50), ms(in.PutP99), ms(in.PutP999))
@@ -148,6 +159,7 @@ func (r *Report) Markdown(command string) string {
 		e.Two.PerSec, scale, verdict(scale >= 1.5))
 	w("| 2 | end to end at 50 %% of the 1-processor maximum (%.1f documents/s offered, %d documents) | upload → finished_success p50 %s, p99 %s; upload → webhook p50 %s, p99 %s | | |\n",
 		e.Latency.Offered, e.Latency.Documents, ms(e.Latency.DBP50), ms(e.Latency.DBP99), ms(e.Latency.HookP50), ms(e.Latency.HookP99))
+	r.Scaling.markdownRows(w)
 	plain := "pdftotext not installed"
 	if x.PdftotextMedian > 0 {
 		plain = fmt.Sprintf("`pdftotext -layout` alone %s: **%.2f×**", ms(x.PdftotextMedian), float64(x.EngineMedian)/float64(x.PdftotextMedian))
@@ -191,6 +203,7 @@ func (r *Report) Markdown(command string) string {
 	w("| raw PutObject | %s%s |\n| ingest uploads | %s%s |\n| end to end, 1 processor | %s%s |\n| end to end, 2 processors | %s%s |\n",
 		in.PutCPU, perItem(in.PutCPU, in.PutPerSec, "object"), in.UploadCPU, perItem(in.UploadCPU, in.UploadPerSec, "upload"),
 		e.One.CPU, perItem(e.One.CPU, e.One.PerSec, "document"), e.Two.CPU, perItem(e.Two.CPU, e.Two.PerSec, "document"))
+	r.Scaling.markdownCPU(w)
 	var st []string
 	for k, v := range e.Statuses {
 		st = append(st, fmt.Sprintf("%s %d", k, v))

@@ -145,6 +145,12 @@ func (s *system) startInfra(ctx context.Context, p *sysproc.Proc, ready func(con
 // newService prepares a docintake process; readyAddr serves /readyz
 // (ingest: its API, workers: their metrics port).
 func (s *system) newService(name, bin, readyAddr string, extra ...string) (*service, error) {
+	return s.newServiceCmd(name, filepath.Join(s.binDir, bin), nil, readyAddr, extra...)
+}
+
+// newServiceCmd is newService for a command line of its own (a wrapper
+// that prepares the process, then executes the service).
+func (s *system) newServiceCmd(name, path string, args []string, readyAddr string, extra ...string) (*service, error) {
 	env := append(append([]string{}, s.env...), extra...)
 	svc := &service{readyURL: "http://" + readyAddr + "/readyz"}
 	if s.profile {
@@ -155,7 +161,7 @@ func (s *system) newService(name, bin, readyAddr string, extra ...string) (*serv
 		svc.pprofAddr = addr
 		env = append(env, "INTAKE_PPROF_ADDR="+svc.pprofAddr)
 	}
-	p, err := sysproc.NewProc(name, filepath.Join(s.binDir, bin), nil, env, s.logDir)
+	p, err := sysproc.NewProc(name, path, args, env, s.logDir)
 	if err != nil {
 		return nil, err
 	}
