@@ -181,7 +181,7 @@ func TestHasUndelivered(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, has, "received: its outcome is not there yet")
 
-	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"})
+	_, err = s.Transition(ctx, succeeded(store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedSuccess, Actor: "test"}, d.LogID))
 	require.NoError(t, err)
 	has, err = s.HasUndelivered(ctx, time.Now().Add(-time.Hour))
 	require.NoError(t, err)
