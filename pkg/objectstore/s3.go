@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/docintake/docintake/pkg/config"
 )
 
 // MinPartSize is the smallest multipart part S3 accepts (except the last).
@@ -33,7 +35,7 @@ type S3Config struct {
 	// Endpoint is the base URL of the S3 server (INTAKE_S3_ENDPOINT), e.g.
 	// "http://127.0.0.1:7070". Empty means AWS's regional endpoint.
 	Endpoint string
-	// Region (INTAKE_S3_REGION). Defaults to "us-east-1".
+	// Region (INTAKE_S3_REGION). Defaults to that variable's default.
 	Region string
 	// Bucket holding all objects (INTAKE_S3_BUCKET). Required.
 	Bucket string
@@ -74,7 +76,7 @@ func NewS3(cfg S3Config) (*S3, error) {
 		return nil, errors.New("s3: access key and secret key must be set together")
 	}
 	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
+		cfg.Region = config.Defaults().S3.Region
 	}
 	if cfg.PartSize < MinPartSize {
 		cfg.PartSize = MinPartSize

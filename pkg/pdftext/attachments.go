@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docintake/docintake/pkg/config"
 )
 
 // Attachment is one file embedded in a PDF (the EmbeddedFiles name tree and
@@ -37,14 +39,16 @@ type AttachmentLimits struct {
 	MemoryLimitBytes int64
 }
 
-// Attachment defaults (INTAKE_EMBEDDED_MAX_COUNT, INTAKE_EMBEDDED_MAX_BYTES,
-// INTAKE_EMBEDDED_TIMEOUT).
-const (
-	DefaultAttachmentCount   = 16
-	DefaultAttachmentBytes   = 10 << 20
-	DefaultAttachmentTimeout = 10 * time.Second
-	maxAttachmentList        = 1 << 20
+// Attachment defaults: INTAKE_EMBEDDED_MAX_COUNT, INTAKE_EMBEDDED_MAX_BYTES
+// and INTAKE_EMBEDDED_TIMEOUT as documented in pkg/config.
+var (
+	DefaultAttachmentCount   = config.Defaults().EmbeddedMaxCount
+	DefaultAttachmentBytes   = config.Defaults().EmbeddedMaxBytes
+	DefaultAttachmentTimeout = config.Defaults().EmbeddedTimeout
 )
+
+// maxAttachmentList bounds pdfdetach -list's output.
+const maxAttachmentList = 1 << 20
 
 // listLine is one line of `pdfdetach -list`: "N: name".
 var listLine = regexp.MustCompile(`^(\d+): (.*)$`)

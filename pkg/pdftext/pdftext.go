@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docintake/docintake/pkg/config"
 )
 
 // Engine names, as accepted by Options.Engine and recorded in Page.Engine.
@@ -20,9 +22,13 @@ const (
 	EngineOCR       = "ocr"
 )
 
+// DefaultTimeout is the document deadline New applies when Options.Timeout
+// is zero: INTAKE_PDF_TIMEOUT's documented default, read from pkg/config so
+// a library caller and a service agree.
+var DefaultTimeout = config.Defaults().PDFTimeout
+
 // Defaults applied by New to zero Options fields.
 const (
-	DefaultTimeout        = 20 * time.Second
 	DefaultMaxOutputBytes = 16 << 20
 	// DefaultSubprocessMemory is the address-space limit of pdftotext,
 	// pdftoppm and tesseract. It is an address-space (virtual) limit, so it

@@ -565,6 +565,14 @@ func (s *Store) Attempt(ctx context.Context, documentID string, n int) (AttemptT
 	return a, translate(err, "get attempt")
 }
 
+// CurrentPin returns the template pin of the document's current attempt.
+// ENOTFOUND when that attempt was never started.
+func (s *Store) CurrentPin(ctx context.Context, documentID string) (AttemptTemplate, error) {
+	a, err := scanAttempt(s.db.QueryRow(ctx, `SELECT `+attemptColumns+` FROM document_attempts
+		WHERE document_id = $1 AND attempt = (SELECT attempt FROM documents WHERE id = $1)`, documentID))
+	return a, translate(err, "get current pin")
+}
+
 // Attempts returns the document's processing attempts with their template
 // versions, oldest first.
 func (s *Store) Attempts(ctx context.Context, documentID string) ([]AttemptTemplate, error) {

@@ -274,6 +274,20 @@ func (t *Templates) versionLocked(ctx context.Context, id int64, n int) (*Versio
 	return v, nil
 }
 
+// Pinned returns the compiled version the document's current attempt was
+// processed with (ENOTFOUND when it never started): what a later stage asks
+// when the outcome's template options matter, so a push after processing
+// does not change how the outcome is reported.
+func (t *Templates) Pinned(ctx context.Context, documentID string) (*Version, error) {
+	pin, err := t.st.CurrentPin(ctx, documentID)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.versionLocked(ctx, pin.TemplateID, pin.Version)
+}
+
 // CompileVersion parses stored template content. The file name given to
 // the parser is the template's name with the pushed file's extension, so a
 // template without docintake.name keeps the name it was pushed under.

@@ -246,3 +246,41 @@ func TestTooManyRequestsRetryAfter(t *testing.T) {
 	require.GreaterOrEqual(t, calls[1].At.Sub(calls[0].At), 900*time.Millisecond, "not before Retry-After")
 	require.Equal(t, calls[0].Header.Get("webhook-id"), calls[1].Header.Get("webhook-id"))
 }
+
+// Whether an ignored document is reported is asked of the template version
+// its attempt was processed with: a push after processing (here v2, which
+// wants no feedback) does not silence the webhook v1 promised.
+func TestIgnoredFeedbackFollowsPinnedVersion(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	rc := newReceiver(t)
+	b.client("acme", rc.URL+"/hook")
+	b.start(fastTuning)
+	ctx := t.Context()
+	d := b.documentWith("acme", "feedback", document.StateProcessedIgnored, "", func(d document.Document) {
+		v1, err := b.st.Template(ctx, "", "feedback")
+		require.NoError(t, err)
+		_, _, err = b.st.PinAttempt(ctx, d.ID, store.AttemptTemplate{Attempt: 1, TemplateID: v1.ID, Name: v1.Name,
+			Version: v1.Version, SHA256: v1.SHA256}, d.State, "processor")
+		require.NoError(t, err)
+		old, err := b.st.TemplateVersion(ctx, "", "feedback", v1.Version)
+		require.NoError(t, err)
+		quiet := strings.Replace(string(old.Content), "ignored_feedback: true", "ignored_feedback: false", 1)
+		require.NotEqual(t, string(old.Content), quiet)
+		_, err = b.st.PushTemplate(ctx, store.TemplatePush{Name: "feedback", Filename: "feedback.yml", Content: []byte(quiet)})
+		require.NoError(t, err)
+		waitFor(t, 10*time.Second, func() error {
+			if cur, ok := b.tm.Current("acme", "feedback"); !ok || cur.Template.DocIntake.IgnoredFeedback {
+				return errorf("v2 not served yet")
+			}
+			return nil
+		})
+	})
+	b.waitState(d.LogID, document.StateFinishedIgnored, 20*time.Second)
+	waitFor(t, 10*time.Second, func() error {
+		if n := len(callsFor(rc.snapshot(), d.LogID)); n != 1 {
+			return errorf("%d webhook calls for the ignored document, want 1", n)
+		}
+		return nil
+	})
+}

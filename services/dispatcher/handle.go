@@ -109,8 +109,14 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 			return err
 		}
 	}
-	if dv.State == document.StateProcessedIgnored && !d.wantsIgnoredFeedback(doc) {
-		return d.closeIgnored(ctx, dv, doc)
+	if dv.State == document.StateProcessedIgnored {
+		want, err := d.wantsIgnoredFeedback(ctx, doc)
+		if err != nil {
+			return err
+		}
+		if !want {
+			return d.closeIgnored(ctx, dv, doc)
+		}
 	}
 	if !document.Deliverable(dv.State, doc.State) {
 		detail := fmt.Sprintf("document is %s now", doc.State)
@@ -135,15 +141,24 @@ func deliveryFromJob(j *jobspb.DeliverJob) store.Delivery {
 		LogID: j.GetLogId(), State: document.State(j.GetState()), Status: document.Status(j.GetStatus())}
 }
 
-// wantsIgnoredFeedback asks the template version the document is served
-// now (the dispatcher does not process; its question is whether the client
-// wants to hear about ignored documents).
-func (d *dispatcher) wantsIgnoredFeedback(doc document.Document) bool {
+// wantsIgnoredFeedback asks the template version the document's attempt
+// was processed with whether the client wants to hear about ignored
+// documents; a push since then does not change the answer. A document
+// without a pin (never started: its template was not served) asks the
+// version served now.
+func (d *dispatcher) wantsIgnoredFeedback(ctx context.Context, doc document.Document) (bool, error) {
 	if d.templates == nil {
-		return false
+		return false, nil
 	}
-	v, ok := d.templates.Current(doc.ClientID, doc.Template)
-	return ok && v.Template.DocIntake.IgnoredFeedback
+	v, err := d.templates.Pinned(ctx, doc.ID)
+	if document.ErrorKind(err) == document.ENOTFOUND {
+		cur, ok := d.templates.Current(doc.ClientID, doc.Template)
+		return ok && cur.Template.DocIntake.IgnoredFeedback, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return v.Template.DocIntake.IgnoredFeedback, nil
 }
 
 // closeIgnored finishes an ignored document whose template wants no

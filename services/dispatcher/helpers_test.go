@@ -52,6 +52,7 @@ type bundle struct {
 	objs    *objectstore.S3
 	env     map[string]string
 	reg     *prometheus.Registry
+	tm      *system.Templates // the last started dispatcher's catalogue
 }
 
 // setup builds the infrastructure; env overrides the test defaults (short
@@ -125,6 +126,7 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	tm, err := system.OpenTemplates(b.t.Context(), b.st, zaptest.NewLogger(b.t), system.TemplatesOptions{Dirs: []string{cfg.TemplatesDir}})
 	require.NoError(b.t, err)
 	b.t.Cleanup(tm.Close)
+	b.tm = tm
 	reg := prometheus.NewRegistry() // this dispatcher's, also when the test starts another
 	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
@@ -179,6 +181,12 @@ func newID() string {
 // result written, state changed and the deliver job in the outbox in one
 // transaction.
 func (b *bundle) document(clientID, tmpl string, state document.State, reason document.Reason) doc {
+	return b.documentWith(clientID, tmpl, state, reason, nil)
+}
+
+// documentWith is document with a step between the upload and the move to
+// state (processing's side effects, such as the template pin).
+func (b *bundle) documentWith(clientID, tmpl string, state document.State, reason document.Reason, between func(document.Document)) doc {
 	t, ctx := b.t, b.t.Context()
 	id := newID()
 	d := document.Document{ID: uuid(id), LogID: "log" + id[:12], ClientID: clientID, MessageID: "mail-" + id[:8],
@@ -187,6 +195,9 @@ func (b *bundle) document(clientID, tmpl string, state document.State, reason do
 	created, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: b.qcfg.ProcessSubject(clientID), MsgID: d.LogID + ":process:1"})
 	require.NoError(t, err)
 	out := doc{Document: created}
+	if between != nil {
+		between(created)
+	}
 	ch := store.Change{DocumentID: created.ID, From: document.StateReceived, To: state, Actor: "test"}
 	if reason != "" {
 		ch.Reason = &reason
