@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -183,17 +184,20 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        cfg.Stream,
-		Description: "docintake jobs: ids only, PostgreSQL is the source of truth",
-		Subjects:    []string{cfg.SubjectPrefix + ".process.>", cfg.SubjectPrefix + ".deliver.>"},
-		// Work-queue retention: a message is gone once a consumer acks or
-		// terminates it; each subject has exactly one consumer.
-		Retention:  jetstream.WorkQueuePolicy,
-		Storage:    cfg.Storage,
-		Replicas:   cfg.Replicas,
-		Duplicates: cfg.Duplicates,
-		Discard:    jetstream.DiscardOld,
+	err := retryAPI(ctx, func(ctx context.Context) error {
+		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        cfg.Stream,
+			Description: "docintake jobs: ids only, PostgreSQL is the source of truth",
+			Subjects:    []string{cfg.SubjectPrefix + ".process.>", cfg.SubjectPrefix + ".deliver.>"},
+			// Work-queue retention: a message is gone once a consumer acks or
+			// terminates it; each subject has exactly one consumer.
+			Retention:  jetstream.WorkQueuePolicy,
+			Storage:    cfg.Storage,
+			Replicas:   cfg.Replicas,
+			Duplicates: cfg.Duplicates,
+			Discard:    jetstream.DiscardOld,
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("ensure stream %s: %w", cfg.Stream, err)
@@ -205,21 +209,55 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		{cfg.Processor, cfg.SubjectPrefix + ".process.>"},
 		{cfg.Dispatcher, cfg.SubjectPrefix + ".deliver.>"},
 	} {
-		_, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
-			Durable:       c.cc.Durable,
-			FilterSubject: c.filter,
-			DeliverPolicy: jetstream.DeliverAllPolicy,
-			AckPolicy:     jetstream.AckExplicitPolicy,
-			AckWait:       c.cc.AckWait,
-			MaxDeliver:    c.cc.MaxDeliver,
-			BackOff:       c.cc.BackOff,
-			MaxAckPending: c.cc.MaxAckPending,
+		err := retryAPI(ctx, func(ctx context.Context) error {
+			_, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
+				Durable:       c.cc.Durable,
+				FilterSubject: c.filter,
+				DeliverPolicy: jetstream.DeliverAllPolicy,
+				AckPolicy:     jetstream.AckExplicitPolicy,
+				AckWait:       c.cc.AckWait,
+				MaxDeliver:    c.cc.MaxDeliver,
+				BackOff:       c.cc.BackOff,
+				MaxAckPending: c.cc.MaxAckPending,
+			})
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("ensure consumer %s on %s: %w", c.cc.Durable, cfg.Stream, err)
 		}
 	}
 	return nil
+}
+
+// apiAttempt bounds one JetStream API request of Ensure. A request sent
+// while a cluster elects its meta leader (every node starting at once, or
+// the leader just killed) is never answered; without a bound of its own it
+// would take the caller's whole start-up deadline.
+const apiAttempt = 5 * time.Second
+
+// retryAPI runs f, each attempt within apiAttempt, until it succeeds, fails
+// for another reason than an unanswered request, or ctx ends.
+func retryAPI(ctx context.Context, f func(context.Context) error) error {
+	for n := 1; ; n++ {
+		actx, cancel := context.WithTimeout(ctx, apiAttempt)
+		err := f(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !unanswered(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(min(time.Duration(n)*250*time.Millisecond, 2*time.Second)):
+		}
+	}
+}
+
+// unanswered reports an API request that got no answer in time, or no
+// server to answer it, as opposed to an answer that refused it.
+func unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // ConsumerStats is a consumer's backlog, for metrics and autoscaling.
