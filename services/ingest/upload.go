@@ -432,15 +432,24 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		return &document.Error{Kind: document.EUNAVAILABLE, Code: codeUnavailable, Message: "object store unavailable", Err: err}
 	}
 	got, created, err := s.store.CreateDocument(ctx, d, processJob(ctx, s.cfg.SubjectPrefix, d, now))
-	if err != nil || !created {
-		// Lost a race with a concurrent identical upload, or failed: the
-		// object we stored belongs to no row.
-		s.deleteOrphan(ctx, key)
-	}
 	if err != nil {
+		// A refusal (the message_id names another file) wrote nothing, so
+		// the object goes. Any other error keeps it: it does not say the
+		// row was not written (PostgreSQL can commit and then lose the
+		// connection before it answers), and the client's retry is then
+		// answered with this very row. Deleting it lost such a document's
+		// PDF in a chaos run; an object that really belongs to no row is
+		// the orphan collector's, after INTAKE_ORPHAN_GRACE.
+		if document.ErrorKind(err) == document.EINVALID {
+			s.deleteOrphan(ctx, key)
+		}
 		return err
 	}
 	if !created {
+		// Lost a race with a concurrent identical upload: the other
+		// request's row names its own object, and this one belongs to no
+		// row for certain.
+		s.deleteOrphan(ctx, key)
 		return s.replay(c, got, sum)
 	}
 	if s.notify != nil {
