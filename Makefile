@@ -115,7 +115,7 @@ fuzz:
 		"pkg ./template FuzzExtract" "pkg ./template FuzzParseNumber" "pkg ./template FuzzParseDate" "pkg ./template FuzzLoad" \
 		"pkg ./embedded FuzzRecognise" \
 		"services/ingest . FuzzUploadMultipart" "services/ingest . FuzzUploadJSON" "services/ingest . FuzzDecodeBase64"; do \
-		set -- $$t; echo "== fuzz $$1 $$2 $$3"; (cd $$1 && go test -run '^$$' -fuzz "^$$3\$$" -fuzztime $(FUZZTIME) $$2); \
+		set -- $$t; echo "== fuzz $$1 $$2 $$3"; deploy/dev/fuzz.sh $$1 $$2 $$3 $(FUZZTIME); \
 	done
 
 proto:
