@@ -161,6 +161,9 @@ func ServePprof(ctx context.Context, addr string) error {
 // already under the same name: components that run more than once in one
 // process (two processors or relays on one registry, in tests and in
 // standalone) share one metric instead of failing.
+// Any other registration error is a programming error (a descriptor that
+// clashes with another metric's) and panics, as MustRegister does, instead
+// of leaving a metric silently unexported.
 func Register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	if err := reg.Register(c); err != nil {
 		var are prometheus.AlreadyRegisteredError
@@ -169,6 +172,7 @@ func Register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 				return existing
 			}
 		}
+		panic(fmt.Sprintf("observability: register metric: %v", err))
 	}
 	return c
 }

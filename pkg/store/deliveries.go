@@ -252,7 +252,7 @@ func chainable(changes []Change) bool {
 		return false
 	}
 	for i, c := range changes {
-		if c.Reason != nil || c.ResultPath != nil || c.ResultJSONPath != nil || c.DocumentDate != nil ||
+		if c.Reason != nil || c.ResultPath != nil || c.ResultJSONPath != nil || c.ResultKey != nil || c.ResultJSONKey != nil || c.DocumentDate != nil ||
 			c.CountAttempt || len(c.Outbox) > 0 || c.DocumentID != changes[0].DocumentID ||
 			(i > 0 && c.From != changes[i-1].To) {
 			return false

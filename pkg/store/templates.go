@@ -244,7 +244,6 @@ func templateNotFound(err error, clientID, name string) error {
 	return translate(err, "get template")
 }
 
-// templateByName returns the template of exactly this scope.
 // CheckTemplateVersion returns PushTemplate's conflict error when the
 // caller's template name is not at version want (0: does not exist). It lets
 // a front end refuse a stale change before the costly sample runs; the push
@@ -271,6 +270,7 @@ func versionConflict(name string, cur TemplateInfo, exists bool, want int) error
 	return nil
 }
 
+// templateByName returns the template of exactly this scope.
 func (s *Store) templateByName(ctx context.Context, clientID, name string, withDeleted bool) (TemplateInfo, error) {
 	t, err := scanTemplateInfo(s.db.QueryRow(ctx, `SELECT `+templateInfoColumns+`
 		FROM templates t JOIN template_versions v ON v.template_id = t.id AND v.version = t.current_version
