@@ -330,23 +330,14 @@ func (t *Templates) Current(clientID, name string) (*Version, bool) {
 // (unknown, deleted or disabled since the upload).
 var ErrTemplateUnavailable = errors.New("template not available")
 
-// Pin returns the template version doc's current processing attempt uses:
-// the one pinned by an earlier delivery of the attempt, else the version
-// current now, pinned for the rest of the attempt (an event records name,
-// version and SHA-256). Concurrent processors of one document agree on one
-// version. A template that is not served gives an error wrapping
-// ErrTemplateUnavailable; store errors are returned as they are.
-func (t *Templates) Pin(ctx context.Context, doc document.Document, actor string) (*Version, store.AttemptTemplate, error) {
-	n, err := t.st.CurrentAttempt(ctx, doc.ID)
-	if err != nil {
-		return nil, store.AttemptTemplate{}, err
-	}
-	return t.PinAttempt(ctx, doc, n, actor)
-}
-
-// PinAttempt is Pin for a caller that has read the document's current
-// attempt n already (store.ProcessingDocument): one statement when the
-// template is served, which pins it or returns the attempt's earlier pin.
+// PinAttempt returns the template version attempt n of doc uses (the
+// caller has read n already, store.ProcessingDocument): the one pinned by an
+// earlier delivery of the attempt, else the version current now, pinned for
+// the rest of the attempt (an event records name, version and SHA-256).
+// Every call counts one start of the attempt. Concurrent processors of one
+// document agree on one version. A template that is not served gives an
+// error wrapping ErrTemplateUnavailable; store errors are returned as they
+// are. In the usual case it is one statement and takes no lock.
 func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
 	var pin store.AttemptTemplate
 	var err error

@@ -192,7 +192,7 @@ func TestCataloguePin(t *testing.T) {
 	require.NoError(t, err)
 	d.State = document.StateReceived
 
-	v, pin, err := tm.Pin(t.Context(), d, "processor")
+	v, pin, err := tm.PinAttempt(t.Context(), d, 1, "processor")
 	require.NoError(t, err)
 	require.Equal(t, 1, v.Number)
 	require.Equal(t, 1, pin.Attempt)
@@ -204,7 +204,7 @@ func TestCataloguePin(t *testing.T) {
 		}
 		return nil
 	})
-	v, _, err = tm.Pin(t.Context(), d, "processor")
+	v, _, err = tm.PinAttempt(t.Context(), d, 1, "processor")
 	require.NoError(t, err)
 	require.Equal(t, 1, v.Number, "the attempt stays on the version it started with")
 	require.Equal(t, "PO", v.Template.Keywords[0].Source)
@@ -214,6 +214,6 @@ func TestCataloguePin(t *testing.T) {
 	other.SourceKey, other.SourcePath = "k2", "s3://b/k2"
 	_, _, err = st.CreateDocument(t.Context(), other, store.OutboxRow{Subject: "x", MsgID: "y", Payload: []byte("x")})
 	require.NoError(t, err)
-	_, _, err = tm.Pin(t.Context(), other, "processor")
+	_, _, err = tm.PinAttempt(t.Context(), other, 1, "processor")
 	require.ErrorIs(t, err, system.ErrTemplateUnavailable)
 }

@@ -134,7 +134,7 @@ func TestTwoProcessorsNeverMixVersions(t *testing.T) {
 	// with v1.
 	pinned := b.create(orderPDF("P-1", nil), docOpts{})
 	pinned.State = document.StateReceived
-	v, _, err := b.tmpls.Pin(t.Context(), pinned, "test")
+	v, _, err := b.tmpls.PinAttempt(t.Context(), pinned, 1, "test")
 	require.NoError(t, err)
 	require.Equal(t, 1, v.Number)
 	b.pushAcme(acmeBuyer(t, "Buyer 2"))
