@@ -204,7 +204,7 @@ func (t *Templates) Reload(ctx context.Context) error {
 		client: map[string]map[string]*Version{}, clientParty: map[string]map[string]*Version{}}
 	old := t.snap.Load()
 	// Only current versions stay compiled; an older one that an attempt is
-	// pinned to is compiled again on demand (Pin), so the cache does not
+	// pinned to is compiled again on demand (PinAttempt), so the cache does not
 	// grow with every push.
 	current := map[versionKey]*Version{}
 	defer func() {
