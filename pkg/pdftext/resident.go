@@ -58,12 +58,16 @@ func newResident(opts Options, ocr *ocrRunner) (*residentEngine, error) {
 
 // findResident returns explicit when set, else the helper next to the
 // running executable, else the one in PATH.
+//
+// The path returned is absolute: a helper starts in its own private
+// directory, where a relative path (e.g. INTAKE_PDF_RESIDENT_BIN=bin/…)
+// would name nothing and the engine would silently fall back to pdftotext.
 func findResident(explicit string) (string, error) {
 	if explicit != "" {
 		if _, err := os.Stat(explicit); err != nil {
 			return "", err
 		}
-		return explicit, nil
+		return filepath.Abs(explicit)
 	}
 	if exe, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(exe), ResidentBinary)
@@ -71,7 +75,11 @@ func findResident(explicit string) (string, error) {
 			return p, nil
 		}
 	}
-	return exec.LookPath(ResidentBinary)
+	p, err := exec.LookPath(ResidentBinary)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(p)
 }
 
 func (e *residentEngine) Name() string { return EngineResident }

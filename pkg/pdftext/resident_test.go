@@ -122,6 +122,20 @@ func TestAutoPrefersResident(t *testing.T) {
 	require.Regexp(t, `(?m)^\s*Order No:\s{2,}PO-4711$`, got.Pages[0].Text)
 }
 
+// A relative helper path (INTAKE_PDF_RESIDENT_BIN=bin/pdftext-resident, a
+// bench run with -bin ../../bin) names the helper from our working
+// directory, not from the helper's private one: it starts.
+func TestResidentRelativePath(t *testing.T) {
+	bin := pdftexttest.ResidentBin(t)
+	t.Chdir(filepath.Dir(bin))
+	e, err := New(Options{Engine: EngineResident, ResidentBin: filepath.Join(".", filepath.Base(bin))})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	got, err := e.Extract(t.Context(), orderPDF())
+	require.NoError(t, err)
+	require.Equal(t, []string{EngineResident}, got.Engines())
+}
+
 func TestResidentUnavailable(t *testing.T) {
 	t.Parallel()
 	_, err := New(Options{Engine: EngineResident, ResidentBin: filepath.Join(t.TempDir(), ResidentBinary)})
