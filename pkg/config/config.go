@@ -91,8 +91,17 @@ type Tuning struct {
 	RelayPollInterval time.Duration
 	// RelayPublishTimeout bounds the wait for a batch's JetStream acks.
 	RelayPublishTimeout time.Duration
+	// RelayClaimAge is how old an outbox row must be before a relay's poll
+	// claims it: younger rows were handed to the relay of the process that
+	// wrote them, which publishes them within milliseconds.
+	RelayClaimAge time.Duration
+	// RelayDeleteDelay is how long a relay gathers the ids of hand-over
+	// rows it published before deleting them in one statement.
+	RelayDeleteDelay time.Duration
 	// StreamDuplicates is the stream's Nats-Msg-Id dedup window; it must
-	// cover the longest time between a publish and its row marked sent.
+	// cover the longest time between a publish and its row's deletion
+	// (RelayDeleteDelay, or RelayClaimAge plus a poll when the relay that
+	// published it died first).
 	StreamDuplicates time.Duration
 	// ConsumerMaxDeliver bounds deliveries per message of both consumers.
 	ConsumerMaxDeliver int
@@ -129,6 +138,8 @@ var defaultTuning = Tuning{
 	RelayBatchSize:            100,
 	RelayPollInterval:         time.Second,
 	RelayPublishTimeout:       10 * time.Second,
+	RelayClaimAge:             2 * time.Second,
+	RelayDeleteDelay:          50 * time.Millisecond,
 	StreamDuplicates:          2 * time.Minute,
 	ConsumerMaxDeliver:        10,
 	DispatcherAckWait:         30 * time.Second,

@@ -52,7 +52,7 @@ func setup(t *testing.T) (*store.Store, context.Context, document.Document) {
 func drain(t *testing.T, st *store.Store) []store.OutboxRow {
 	t.Helper()
 	var rows []store.OutboxRow
-	_, err := st.RelayOutbox(t.Context(), 100, func(_ context.Context, batch []store.OutboxRow) []error {
+	_, err := st.RelayOutbox(t.Context(), 100, 0, func(_ context.Context, batch []store.OutboxRow) []error {
 		for _, m := range batch {
 			rows = append(rows, store.OutboxRow{Subject: m.Subject, MsgID: m.MsgID})
 		}

@@ -14,17 +14,20 @@
 // # Publishing
 //
 // Jobs are written to the outbox table in the same transaction as the state
-// change. A Relay claims committed rows in batches, publishes each batch
-// asynchronously (all messages sent, then all acks awaited) and marks them
-// sent; a relay that dies between publish and mark republishes with the same
-// message id, which the stream drops. A process runs one relay around all of
-// its services, which wake it (Notifier) after their commits:
+// change. The store hands every committed row to the process's Relay, which
+// publishes it at once (asynchronously: all messages of a batch sent, then
+// all acks awaited) and deletes the published rows in batches; rows nobody
+// handed over are claimed from the table by the relays' polls. A relay that
+// dies between publish and delete leaves the row to be published again with
+// the same message id, which the stream drops. A process runs one relay
+// around all of its services:
 //
 //	cfg := queue.DefaultConfig()
 //	if err := queue.Ensure(ctx, js, cfg); err != nil { ... }
 //	relay := queue.NewRelay(st, queue.NewPublisher(js, cfg.Stream), logger, queue.RelayOptions{})
+//	st.HandOutboxTo(relay.Handoff) // system.NewRelay does both
 //	err := relay.Serve(ctx, grace, func(ctx context.Context) error {
-//		return runServices(ctx, relay) // they call relay.Notify() after each commit
+//		return runServices(ctx, st) // they only write outbox rows
 //	})
 //
 // # Consuming

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -18,14 +19,18 @@ type OutboxMessage = jobs.Message
 
 // OutboxSource is the outbox table (implemented by pkg/store).
 type OutboxSource interface {
-	// RelayOutbox claims up to limit unsent rows and marks them sent (one
-	// UPDATE … FOR UPDATE SKIP LOCKED in one transaction, so several
-	// relays never publish the same row at the same time), calls publish
-	// once with the whole batch in id order, gives back the rows whose
-	// publish failed and commits. publish returns nil when every message
-	// was published, else one error per message (nil: published). Returns
-	// how many rows stay marked and the first publish error.
-	RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, batch []OutboxMessage) []error) (int, error)
+	// RelayOutbox claims up to limit unsent rows committed at least minAge
+	// ago and deletes them (one DELETE … FOR UPDATE SKIP LOCKED in one
+	// transaction, so several relays never publish the same row at the same
+	// time), calls publish once with the whole batch in id order, puts back
+	// the rows whose publish failed and commits. publish returns nil when
+	// every message was published, else one error per message (nil:
+	// published). Returns how many rows were published and the first
+	// publish error.
+	RelayOutbox(ctx context.Context, limit int, minAge time.Duration, publish func(ctx context.Context, batch []OutboxMessage) []error) (int, error)
+	// DeleteOutbox removes rows that were handed to the relay (Handoff)
+	// and published.
+	DeleteOutbox(ctx context.Context, ids []int64) error
 }
 
 // BatchPublisher publishes a batch of jobs with their dedup ids and
@@ -35,21 +40,22 @@ type BatchPublisher interface {
 	PublishBatch(ctx context.Context, msgs []OutboxMessage) []error
 }
 
-// Notifier wakes a process's outbox relay after a commit that wrote outbox
-// rows; *Relay is one. Services get the process's relay as a Notifier: they
-// write outbox rows, the process (pkg/system, standalone) runs the relay.
-type Notifier interface {
-	Notify()
-}
-
 // RelayOptions tune a Relay; zero fields take config.Defaults().Tuning's
 // values.
 type RelayOptions struct {
-	// BatchSize is the number of rows claimed per transaction.
+	// BatchSize is the number of rows claimed per transaction, and the
+	// most hand-over rows published or deleted together.
 	BatchSize int
-	// PollInterval is how often the relay looks for rows nobody notified it
-	// about (committed by another process, or left by a failed batch).
+	// PollInterval is how often the relay looks for rows it was neither
+	// handed nor notified about (committed by another process, or left by
+	// a failed publish).
 	PollInterval time.Duration
+	// ClaimAge is how old a row must be before the poll claims it: younger
+	// ones belong to the relay of the process that wrote them.
+	ClaimAge time.Duration
+	// DeleteDelay is how long published hand-over rows wait to be deleted
+	// together.
+	DeleteDelay time.Duration
 	// PublishTimeout bounds the wait for one batch's acks.
 	PublishTimeout time.Duration
 	// Registry, if not nil, receives the relay's metrics: how many relays
@@ -58,21 +64,37 @@ type RelayOptions struct {
 	Registry prometheus.Registerer
 }
 
-// Relay moves committed outbox rows to JetStream. A row is published before
-// its claim commits; if the relay dies in between, the row is published
-// again later with the same Nats-Msg-Id and the stream drops the copy
-// (within its duplicates window), so every job reaches the stream once.
+// maxHanded bounds the hand-over rows a relay keeps in memory while it
+// cannot publish them (stopped, or the broker is down): beyond it they are
+// left to the polls, which find them in the table.
+const maxHanded = 10000
+
+// Relay moves committed outbox rows to JetStream.
 //
-// A process runs one relay (Serve, around its services) and hands it to the
-// services as their Notifier.
+// The process's store hands the relay every outbox row it commits
+// (Handoff): the relay publishes it at once and deletes it afterwards,
+// batched, with one statement. Rows it was not handed — written by a
+// process without a relay, or whose process died before publishing them —
+// are claimed from the table by the poll (every PollInterval, rows older
+// than ClaimAge), by Notify, or by Flush. A row is published before it is
+// deleted; if the relay dies in between, the row is published again later
+// with the same Nats-Msg-Id and the stream drops the copy (within its
+// duplicates window), so every job reaches the stream once.
+//
+// A process runs one relay (Serve, around its services).
 type Relay struct {
 	src     OutboxSource
 	pub     BatchPublisher
 	logger  *zap.Logger
 	opts    RelayOptions
-	wake    chan struct{}
+	wake    chan struct{} // rows were handed over
+	notify  chan struct{} // rows were committed without a hand-over
 	running prometheus.Gauge
 	relayed prometheus.Counter
+
+	mu     sync.Mutex
+	handed []OutboxMessage // to publish
+	done   []int64         // published, to delete
 }
 
 // NewRelay returns a relay; nil arguments panic.
@@ -87,15 +109,21 @@ func NewRelay(src OutboxSource, pub BatchPublisher, logger *zap.Logger, opts Rel
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = d.RelayPollInterval
 	}
+	if opts.ClaimAge <= 0 {
+		opts.ClaimAge = d.RelayClaimAge
+	}
+	if opts.DeleteDelay <= 0 {
+		opts.DeleteDelay = d.RelayDeleteDelay
+	}
 	if opts.PublishTimeout <= 0 {
 		opts.PublishTimeout = d.RelayPublishTimeout
 	}
 	r := &Relay{src: src, pub: pub, logger: logger.With(zap.String("component", "outbox_relay")), opts: opts,
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), notify: make(chan struct{}, 1),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "docintake_outbox_relays",
 			Help: "Outbox relays running in this process (one per process)."}),
 		relayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "docintake_outbox_relayed_total",
-			Help: "Outbox rows this process's relay published and marked sent."}),
+			Help: "Outbox rows this process's relay published."}),
 	}
 	if opts.Registry != nil {
 		r.running = observability.Register(opts.Registry, r.running)
@@ -104,22 +132,52 @@ func NewRelay(src OutboxSource, pub BatchPublisher, logger *zap.Logger, opts Rel
 	return r
 }
 
-// Notify wakes the relay after an outbox row was committed. It never
-// blocks; notifications while the relay is busy coalesce into one more
-// pass.
-func (r *Relay) Notify() {
+// Handoff takes outbox rows (with their ids) whose transaction has just
+// committed, to publish at once without claiming them from the table
+// (store.HandOutboxTo). It never blocks.
+func (r *Relay) Handoff(rows []OutboxMessage) {
+	if len(rows) == 0 {
+		return
+	}
+	r.mu.Lock()
+	if len(r.handed)+len(rows) <= maxHanded {
+		r.handed = append(r.handed, rows...)
+	}
+	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Flush relays batches until the outbox has no unsent rows (a batch comes
-// back short) or an error occurs. Returns the number of rows marked sent.
+// Notify wakes the relay to claim rows committed without a hand-over
+// (another process's store, a test writing rows by hand). It never blocks;
+// notifications while the relay is busy coalesce into one more pass.
+func (r *Relay) Notify() {
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Flush publishes the rows handed over, deletes the published ones, then
+// claims batches of every unsent row, whatever its age, until a batch comes
+// back short or an error occurs. Returns the number of rows published.
 func (r *Relay) Flush(ctx context.Context) (int, error) {
+	total := r.publishHanded(ctx)
+	if err := r.deleteDone(ctx); err != nil {
+		return total, err
+	}
+	n, err := r.claim(ctx, 0)
+	return total + n, err
+}
+
+// claim publishes batches of unsent rows at least minAge old until a batch
+// comes back short or an error occurs.
+func (r *Relay) claim(ctx context.Context, minAge time.Duration) (int, error) {
 	total := 0
 	for {
-		n, err := r.src.RelayOutbox(ctx, r.opts.BatchSize, func(ctx context.Context, batch []OutboxMessage) []error {
+		n, err := r.src.RelayOutbox(ctx, r.opts.BatchSize, minAge, func(ctx context.Context, batch []OutboxMessage) []error {
 			// The claim's transaction stays open while the acks come in:
 			// bound the wait so a silent broker cannot hold the rows.
 			pctx, cancel := context.WithTimeout(ctx, r.opts.PublishTimeout)
@@ -137,23 +195,123 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	}
 }
 
-// Run flushes the outbox whenever notified and at every PollInterval until
-// ctx is cancelled, then returns nil. Failures (broker or database down) are
-// logged and retried at the next wake-up; they never end Run.
+// publishHanded publishes the rows handed over so far and queues the
+// published ones for deletion. A row whose publish fails is dropped here:
+// it is still in the table, and a poll claims it after ClaimAge.
+func (r *Relay) publishHanded(ctx context.Context) int {
+	r.mu.Lock()
+	rows := r.handed
+	r.handed = nil
+	r.mu.Unlock()
+	published := 0
+	var failed error
+	for len(rows) > 0 {
+		batch := rows[:min(len(rows), r.opts.BatchSize)]
+		rows = rows[len(batch):]
+		pctx, cancel := context.WithTimeout(ctx, r.opts.PublishTimeout)
+		errs := r.pub.PublishBatch(pctx, batch)
+		cancel()
+		ids := make([]int64, 0, len(batch))
+		for i, m := range batch {
+			if i < len(errs) && errs[i] != nil {
+				if failed == nil {
+					failed = errs[i]
+				}
+				continue
+			}
+			ids = append(ids, m.ID)
+		}
+		r.mu.Lock()
+		r.done = append(r.done, ids...)
+		r.mu.Unlock()
+		published += len(ids)
+	}
+	r.relayed.Add(float64(published))
+	if failed != nil && ctx.Err() == nil {
+		r.logger.Warn("outbox rows not published; a poll claims them later", zap.Error(failed))
+	}
+	return published
+}
+
+// deleteDone deletes the published hand-over rows. On failure they stay
+// queued for the next try (and should the process die first, a poll
+// publishes them again, which the stream's dedup window absorbs).
+func (r *Relay) deleteDone(ctx context.Context) error {
+	r.mu.Lock()
+	ids := r.done
+	r.done = nil
+	r.mu.Unlock()
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), r.opts.BatchSize)]
+		if err := r.src.DeleteOutbox(ctx, batch); err != nil {
+			r.mu.Lock()
+			if len(r.done)+len(ids) <= maxHanded {
+				r.done = append(r.done, ids...)
+			}
+			r.mu.Unlock()
+			return err
+		}
+		ids = ids[len(batch):]
+	}
+	return nil
+}
+
+func (r *Relay) pendingDeletes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.done)
+}
+
+// Run relays until ctx is cancelled, then returns nil: rows handed over at
+// once, their deletion within DeleteDelay (or as soon as a batch is full),
+// rows not handed over on Notify and, once they are ClaimAge old, at every
+// PollInterval. Failures (broker or database down) are logged and retried
+// at the next wake-up; they never end Run.
 func (r *Relay) Run(ctx context.Context) error {
 	r.running.Inc()
 	defer r.running.Dec()
 	tick := time.NewTicker(r.opts.PollInterval)
 	defer tick.Stop()
-	for {
-		if _, err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+	deleteTimer := time.NewTimer(r.opts.DeleteDelay)
+	deleteTimer.Stop()
+	deleteArmed := false
+	warn := func(err error) {
+		if err != nil && ctx.Err() == nil {
 			r.logger.Warn("outbox relay failed, retrying", zap.Error(err))
 		}
+	}
+	// Rows left by an earlier run of this or another process.
+	_, err := r.claim(ctx, 0)
+	warn(err)
+	for {
+		deleteNow := false
 		select {
 		case <-ctx.Done():
-			return nil
+			deleteTimer.Stop()
+			return nil // Serve's final Flush publishes and deletes the rest
 		case <-r.wake:
+			r.publishHanded(ctx)
+		case <-r.notify:
+			_, err := r.claim(ctx, 0)
+			warn(err)
 		case <-tick.C:
+			_, err := r.claim(ctx, r.opts.ClaimAge)
+			warn(err)
+			deleteNow = true // also retries a failed deletion
+		case <-deleteTimer.C:
+			deleteArmed = false
+			deleteNow = true
+		}
+		n := r.pendingDeletes()
+		switch {
+		case n == 0:
+		case deleteNow || n >= r.opts.BatchSize:
+			deleteTimer.Stop()
+			deleteArmed = false
+			warn(r.deleteDone(ctx))
+		case !deleteArmed:
+			deleteTimer.Reset(r.opts.DeleteDelay)
+			deleteArmed = true
 		}
 	}
 }

@@ -22,10 +22,12 @@ import (
 // rows in id order, publish before mark, rows whose publish failed are given
 // back.
 type memOutbox struct {
-	mu    sync.Mutex
-	rows  []queue.OutboxMessage
-	sent  map[int64]bool
-	calls chan int // receives each call's limit, if not nil
+	mu      sync.Mutex
+	rows    []queue.OutboxMessage
+	created map[int64]time.Time
+	sent    map[int64]bool // published and deleted
+	calls   chan int       // receives each claim's limit
+	deletes chan []int64   // receives each DeleteOutbox's ids
 
 	// FailMarksFunc, when set, is asked after each batch was published
 	// whether marking it fails (the relay "dies" before commit).
@@ -35,13 +37,43 @@ type memOutbox struct {
 }
 
 func newMemOutbox() *memOutbox {
-	return &memOutbox{sent: map[int64]bool{}, calls: make(chan int, 1000)}
+	return &memOutbox{sent: map[int64]bool{}, created: map[int64]time.Time{}, calls: make(chan int, 1000),
+		deletes: make(chan []int64, 1000)}
 }
 
-func (m *memOutbox) add(subject, msgID, payload string) {
+// add commits a row and returns it with its id.
+func (m *memOutbox) add(subject, msgID, payload string) queue.OutboxMessage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.rows = append(m.rows, queue.OutboxMessage{ID: int64(len(m.rows) + 1), Subject: subject, MsgID: msgID, Payload: []byte(payload)})
+	r := queue.OutboxMessage{ID: int64(len(m.rows) + 1), Subject: subject, MsgID: msgID, Payload: []byte(payload)}
+	m.rows = append(m.rows, r)
+	m.created[r.ID] = time.Now()
+	return r
+}
+
+// addAged commits a row that has been waiting for age.
+func (m *memOutbox) addAged(subject, msgID string, age time.Duration) queue.OutboxMessage {
+	r := m.add(subject, msgID, "")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.created[r.ID] = time.Now().Add(-age)
+	return r
+}
+
+func (m *memOutbox) isSent(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sent[id]
+}
+
+func (m *memOutbox) DeleteOutbox(_ context.Context, ids []int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		m.sent[id] = true
+	}
+	m.deletes <- ids
+	return nil
 }
 
 func (m *memOutbox) unsent() int {
@@ -50,7 +82,7 @@ func (m *memOutbox) unsent() int {
 	return len(m.rows) - len(m.sent)
 }
 
-func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, []queue.OutboxMessage) []error) (int, error) {
+func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, minAge time.Duration, publish func(context.Context, []queue.OutboxMessage) []error) (int, error) {
 	m.mu.Lock() // stands in for the row locks of FOR UPDATE
 	defer m.mu.Unlock()
 	m.calls <- limit
@@ -61,7 +93,7 @@ func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, publish func(con
 	}
 	var claimed []queue.OutboxMessage
 	for _, r := range m.rows {
-		if !m.sent[r.ID] && len(claimed) < limit {
+		if !m.sent[r.ID] && len(claimed) < limit && time.Since(m.created[r.ID]) >= minAge {
 			claimed = append(claimed, r)
 		}
 	}
@@ -200,14 +232,91 @@ func TestRelayRunWakesOnNotify(t *testing.T) {
 	require.Equal(t, "m2", recv(t, pub.published))
 }
 
+// TestRelayRunPolls: the poll claims rows nobody handed over or notified
+// about once they are ClaimAge old, and leaves younger ones to the relay of
+// the process that wrote them.
 func TestRelayRunPolls(t *testing.T) {
 	t.Parallel()
 	src, pub := newMemOutbox(), newFakePublisher()
-	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: 10 * time.Millisecond})
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: 10 * time.Millisecond, ClaimAge: time.Minute})
 	runRelay(t, r)
 	recv(t, src.calls)
-	src.add("s", "committed-elsewhere", "") // no Notify: another process wrote it
+	young := src.add("s", "young", "")
+	src.addAged("s", "committed-elsewhere", 2*time.Minute) // its process died before publishing it
 	require.Equal(t, "committed-elsewhere", recv(t, pub.published))
+	for range 3 {
+		recv(t, src.calls) // later polls
+	}
+	require.False(t, src.isSent(young.ID), "a row younger than ClaimAge is left alone")
+	require.Equal(t, []string{"committed-elsewhere"}, pub.ids())
+}
+
+// TestRelayHandoff: rows handed over are published at once, without a
+// claim, and deleted together afterwards with one DeleteOutbox.
+func TestRelayHandoff(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	reg := prometheus.NewRegistry()
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: time.Hour,
+		DeleteDelay: 20 * time.Millisecond, Registry: reg})
+	runRelay(t, r)
+	recv(t, src.calls) // the start-up pass
+
+	a, b := src.add("s", "a", "1"), src.add("s", "b", "2")
+	r.Handoff([]queue.OutboxMessage{a, b})
+	require.Equal(t, "a", recv(t, pub.published))
+	require.Equal(t, "b", recv(t, pub.published))
+	require.Equal(t, []int64{a.ID, b.ID}, recv(t, src.deletes), "one deletion for both")
+	c := src.add("s", "c", "3")
+	r.Handoff([]queue.OutboxMessage{c})
+	require.Equal(t, "c", recv(t, pub.published))
+	require.Equal(t, []int64{c.ID}, recv(t, src.deletes))
+	require.Empty(t, src.calls, "nothing was claimed from the table")
+	require.Zero(t, src.unsent())
+	require.Equal(t, 3.0, counterValue(t, reg, "docintake_outbox_relayed_total"))
+}
+
+// TestRelayHandoffDeletesFullBatchAtOnce: a full batch of published rows
+// is deleted without waiting for DeleteDelay.
+func TestRelayHandoffDeletesFullBatchAtOnce(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: time.Hour, DeleteDelay: time.Hour, BatchSize: 2})
+	runRelay(t, r)
+	recv(t, src.calls)
+	a, b := src.add("s", "a", ""), src.add("s", "b", "")
+	r.Handoff([]queue.OutboxMessage{a, b})
+	require.Equal(t, []int64{a.ID, b.ID}, recv(t, src.deletes))
+}
+
+// TestRelayHandoffPublishFailure: a handed row whose publish fails stays
+// in the table, and the poll publishes it once it is ClaimAge old.
+func TestRelayHandoffPublishFailure(t *testing.T) {
+	t.Parallel()
+	src, pub := newMemOutbox(), newFakePublisher()
+	var mu sync.Mutex
+	down := true
+	pub.PublishFunc = func(string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return errors.New("nats: no responders")
+		}
+		return nil
+	}
+	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: 10 * time.Millisecond,
+		ClaimAge: 50 * time.Millisecond, DeleteDelay: time.Millisecond})
+	runRelay(t, r)
+	recv(t, src.calls)
+	m := src.add("s", "m", "")
+	r.Handoff([]queue.OutboxMessage{m})
+	recv(t, src.calls) // a poll after the failed publish
+	require.False(t, src.isSent(m.ID), "not deleted: its publish failed")
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	require.Equal(t, "m", recv(t, pub.published), "the poll publishes it")
+	require.Eventually(t, func() bool { return src.isSent(m.ID) }, 10*time.Second, time.Millisecond)
 }
 
 func TestRelayRunRetriesAfterFailure(t *testing.T) {
@@ -360,13 +469,32 @@ func TestRelayServe(t *testing.T) {
 		src.add("s", "during", "")
 		r.Notify()
 		require.Equal(t, "during", recv(t, pub.published))
+		handed := src.add("s", "handed", "")
+		r.Handoff([]queue.OutboxMessage{handed})
+		require.Equal(t, "handed", recv(t, pub.published))
 		cancel() // the process is told to stop; its services drain
 		<-ctx.Done()
 		src.add("s", "last", "") // committed while draining, no Notify
+		r.Handoff([]queue.OutboxMessage{src.add("s", "last-handed", "")})
 		return errors.New("work failed")
 	})
 	require.EqualError(t, err, "work failed", "work's error is returned")
-	require.Equal(t, "last", recv(t, pub.published), "the final flush published it")
-	require.Zero(t, src.unsent())
+	require.ElementsMatch(t, []string{"last", "last-handed"}, []string{recv(t, pub.published), recv(t, pub.published)},
+		"the final flush published them")
+	require.Zero(t, src.unsent(), "and deleted them")
 	require.Equal(t, 0.0, gauge(), "the relay has stopped")
+}
+
+// counterValue reads a counter without labels from reg.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range fams {
+		if f.GetName() == name {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }

@@ -26,7 +26,7 @@ type Config struct {
 	SubjectPrefix string
 	// Duplicates is the window in which a repeated Nats-Msg-Id is dropped.
 	// Defaults to config's Tuning.StreamDuplicates; it must cover the
-	// longest time between a publish and the outbox row being marked sent.
+	// longest time between a publish and the outbox row's deletion.
 	Duplicates time.Duration
 	// Replicas of the stream. Defaults to INTAKE_STREAM_REPLICAS's default.
 	Replicas int

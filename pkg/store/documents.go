@@ -23,12 +23,14 @@ const documentColumns = `id::text, log_id, client_id, message_id, file_sha256, f
 	coalesce(result_json_path, ''), state, coalesce(status_reason, ''), attempts, created_at, updated_at, source_key,
 	coalesce(result_key, ''), coalesce(result_json_key, '')`
 
-func scanDocument(row pgx.Row) (document.Document, error) {
+// scanDocument scans documentColumns, then extra (columns the statement
+// selects after them).
+func scanDocument(row pgx.Row, extra ...any) (document.Document, error) {
 	var d document.Document
 	var mode, state, reason string
-	err := row.Scan(&d.ID, &d.LogID, &d.ClientID, &d.MessageID, &d.FileSHA256, &d.FileSize, &d.Filename, &d.Subject,
+	err := row.Scan(append([]any{&d.ID, &d.LogID, &d.ClientID, &d.MessageID, &d.FileSHA256, &d.FileSize, &d.Filename, &d.Subject,
 		&d.Template, &d.PartyID, &mode, &d.DocumentDate, &d.SourcePath, &d.ResultPath, &d.ResultJSONPath, &state,
-		&reason, &d.Attempts, &d.CreatedAt, &d.UpdatedAt, &d.SourceKey, &d.ResultKey, &d.ResultJSONKey)
+		&reason, &d.Attempts, &d.CreatedAt, &d.UpdatedAt, &d.SourceKey, &d.ResultKey, &d.ResultJSONKey}, extra...)...)
 	d.ResultMode, d.State, d.StatusReason = document.ResultMode(mode), document.State(state), document.Reason(reason)
 	return d, err
 }
@@ -48,8 +50,8 @@ var createDocumentSQL = `WITH ins AS (
 		ON CONFLICT (client_id, message_id) DO NOTHING
 		RETURNING *),
 	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor) SELECT id, NULL, state, 'ingest' FROM ins),
-	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(15) + `)
-	SELECT ` + documentColumns + ` FROM ins`
+	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(15) + ` RETURNING id, msg_id)
+	SELECT ` + documentColumns + `, ` + outboxWritten + ` FROM ins`
 
 // CreateDocument inserts d in state received with its creating event and the
 // outbox row for the processor, in one statement. d.SourceKey (with
@@ -76,8 +78,11 @@ func (s *Store) CreateDocument(ctx context.Context, d document.Document, job Out
 	args := append([]any{d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
 		d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), d.SourceKey, nullable(d.SourcePath),
 		document.StateReceived}, ob.args()...)
-	got, err := scanDocument(s.db.QueryRow(ctx, createDocumentSQL, args...))
+	var ids []int64
+	var msgIDs []string
+	got, err := scanDocument(s.db.QueryRow(ctx, createDocumentSQL, args...), &ids, &msgIDs)
 	if err == nil {
+		s.written([]OutboxRow{job}, ids, msgIDs)
 		return got, true, nil
 	}
 	if err != pgx.ErrNoRows {
@@ -192,8 +197,8 @@ var transitionSQL = `WITH upd AS (
 		RETURNING *),
 	ev AS (INSERT INTO document_events (document_id, from_state, to_state, reason, actor, detail)
 		SELECT id, $2, $3, status_reason, $10, $11 FROM upd),
-	ob AS (` + outboxInsert + ` FROM upd, ` + outboxUnnest(14) + `)
-	SELECT ` + documentColumns + ` FROM upd`
+	ob AS (` + outboxInsert + ` FROM upd, ` + outboxUnnest(14) + ` RETURNING id, msg_id)
+	SELECT ` + documentColumns + `, ` + outboxWritten + ` FROM upd`
 
 // Transition applies c as a compare-and-set on the document's current state,
 // appends the event and writes c.Outbox, all in one transaction.
@@ -230,7 +235,12 @@ func (s *Store) Transition(ctx context.Context, c Change) (document.Document, er
 	// the caller's transaction.
 	args := append([]any{c.DocumentID, c.From, c.To, setReason, reason, c.ResultPath, c.ResultJSONPath, date, inc,
 		c.Actor, nullable(c.Detail), c.ResultKey, c.ResultJSONKey}, ob.args()...)
-	d, err := scanDocument(s.db.QueryRow(ctx, transitionSQL, args...))
+	var ids []int64
+	var msgIDs []string
+	d, err := scanDocument(s.db.QueryRow(ctx, transitionSQL, args...), &ids, &msgIDs)
+	if err == nil {
+		s.written(c.Outbox, ids, msgIDs)
+	}
 	if err == pgx.ErrNoRows {
 		// Only the failure path reads the row again, to tell a lost
 		// compare-and-set from an unknown document.
@@ -288,10 +298,57 @@ func (s *Store) AddOutbox(ctx context.Context, m OutboxRow) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.Exec(ctx, outboxInsert+` FROM `+outboxUnnest(1), ob.args()...); err != nil {
+	var ids []int64
+	var msgIDs []string
+	err = s.db.QueryRow(ctx, `WITH ob AS (`+outboxInsert+` FROM `+outboxUnnest(1)+` RETURNING id, msg_id) SELECT `+outboxWritten,
+		ob.args()...).Scan(&ids, &msgIDs)
+	if err != nil {
 		return translate(err, "add outbox")
 	}
+	s.written([]OutboxRow{m}, ids, msgIDs)
 	return nil
+}
+
+// outboxWritten selects the ids and msg ids of the rows a statement's ob
+// CTE wrote (both in id order), for Store.written.
+const outboxWritten = `(SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM ob),
+	(SELECT coalesce(array_agg(msg_id ORDER BY id), '{}') FROM ob)`
+
+// written hands the outbox rows a statement wrote, with their new ids, to
+// the process's relay (HandOutboxTo): at once outside a transaction, at the
+// commit inside one (WithTx), never when it rolls back. The relay publishes
+// them without claiming them from the table first.
+func (s *Store) written(rows []OutboxRow, ids []int64, msgIDs []string) {
+	h := s.handoff.Load()
+	if h == nil || len(ids) == 0 {
+		return
+	}
+	// The INSERT … SELECT FROM unnest gives no order guarantee: pair each
+	// new id with its row by msg id (rows of one statement never share one
+	// in practice; if they did, either row carries the same job).
+	byMsgID := make(map[string][]OutboxRow, len(rows))
+	for _, r := range rows {
+		byMsgID[r.MsgID] = append(byMsgID[r.MsgID], r)
+	}
+	out := make([]OutboxRow, 0, len(ids))
+	for i, id := range ids {
+		cands := byMsgID[msgIDs[i]]
+		if len(cands) == 0 {
+			continue // cannot happen: the row came from rows; the poll publishes it
+		}
+		r := cands[0]
+		byMsgID[msgIDs[i]] = cands[1:]
+		if r.Payload == nil {
+			r.Payload = []byte{}
+		}
+		r.ID = id
+		out = append(out, r)
+	}
+	if s.txRows != nil {
+		*s.txRows = append(*s.txRows, out...)
+		return
+	}
+	(*h)(out)
 }
 
 // outboxInsert and outboxUnnest write a batch of outbox rows inside another
@@ -338,35 +395,53 @@ func newOutboxBatch(rows []OutboxRow) (outboxBatch, error) {
 
 func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payloads, b.headers} }
 
-// RelayOutbox claims up to limit unsent rows with FOR UPDATE SKIP LOCKED (so
-// several relays share the work without blocking), calls publish once with
-// the batch in id order, gives back the rows whose publish failed and
-// commits. publish returns nil when every row was published, else one error
-// per row (nil: published). If the process dies between publish and commit,
-// the rows are published again later with the same MsgID and the broker's
-// dedup window drops the copy. Returns how many rows stay marked sent and
-// the first publish error.
+// RelayOutbox claims up to limit unsent rows committed at least minAge ago
+// with FOR UPDATE SKIP LOCKED (so several relays share the work without
+// blocking), calls publish once with the batch in id order, gives back the
+// rows whose publish failed and commits. publish returns nil when every row
+// was published, else one error per row (nil: published). If the process
+// dies between publish and commit, the rows are published again later with
+// the same MsgID and the broker's dedup window drops the copy. Returns how
+// many rows were published and removed, and the first publish error.
 //
-// The claim marks the batch sent in the same statement (the row locks are
-// held until the commit either way), so a batch costs BEGIN, one UPDATE …
-// RETURNING and COMMIT; only a publish error adds a statement, which gives
-// the unpublished rows back.
-func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx context.Context, batch []OutboxRow) []error) (int, error) {
-	var marked int
+// The claim deletes the batch in the same statement (the row locks are held
+// until the commit either way), so a batch costs BEGIN, one DELETE …
+// RETURNING and COMMIT; only a publish error adds a statement, which puts
+// the unpublished rows back as they were. A published row is gone: the
+// outbox holds only what is still to be published. (Rows that a relay of
+// an older release marked with sent_at are skipped.)
+//
+// minAge leaves the rows that the process which wrote them has been handed
+// (HandOutboxTo) to that process: its relay publishes them within
+// milliseconds and deletes them itself (DeleteOutbox).
+func (s *Store) RelayOutbox(ctx context.Context, limit int, minAge time.Duration, publish func(ctx context.Context, batch []OutboxRow) []error) (int, error) {
+	var sent int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `UPDATE outbox SET sent_at = now() WHERE id IN (
-				SELECT id FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-			RETURNING id, subject, msg_id, payload, headers`, limit)
+		rows, err := tx.db.Query(ctx, `DELETE FROM outbox WHERE id IN (
+				SELECT id FROM outbox WHERE sent_at IS NULL AND created_at <= now() - $2::interval
+				ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING id, subject, msg_id, payload, headers, created_at`, limit, minAge)
 		if err != nil {
 			return translate(err, "claim outbox")
 		}
-		var batch []OutboxRow
+		type claimed struct {
+			OutboxRow
+			created time.Time
+			headers []byte
+		}
+		var batch []claimed
 		for rows.Next() {
-			var m OutboxRow
-			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.Headers); err != nil {
+			var m claimed
+			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.headers, &m.created); err != nil {
 				rows.Close()
 				return translate(err, "scan outbox")
+			}
+			if len(m.headers) > 0 {
+				if err := json.Unmarshal(m.headers, &m.Headers); err != nil {
+					rows.Close()
+					return fmt.Errorf("outbox %d headers: %w", m.ID, err)
+				}
 			}
 			batch = append(batch, m)
 		}
@@ -378,29 +453,52 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(ctx con
 			return nil
 		}
 		// RETURNING comes in no particular order; publish in id order.
-		slices.SortFunc(batch, func(a, b OutboxRow) int { return cmp.Compare(a.ID, b.ID) })
-		errs := publish(ctx, batch)
-		var unsent []int64
+		slices.SortFunc(batch, func(a, b claimed) int { return cmp.Compare(a.ID, b.ID) })
+		msgs := make([]OutboxRow, len(batch))
+		for i, m := range batch {
+			msgs[i] = m.OutboxRow
+		}
+		errs := publish(ctx, msgs)
+		var back struct {
+			ids      []int64
+			created  []time.Time
+			subjects []string
+			msgIDs   []string
+			payloads [][]byte
+			headers  [][]byte
+		}
 		for i, m := range batch {
 			if i < len(errs) && errs[i] != nil {
 				if pubErr == nil {
 					pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, errs[i])
 				}
-				unsent = append(unsent, m.ID)
+				back.ids, back.created = append(back.ids, m.ID), append(back.created, m.created)
+				back.subjects, back.msgIDs = append(back.subjects, m.Subject), append(back.msgIDs, m.MsgID)
+				back.payloads, back.headers = append(back.payloads, m.Payload), append(back.headers, m.headers)
 			}
 		}
-		if len(unsent) > 0 {
-			if _, err := tx.db.Exec(ctx, `UPDATE outbox SET sent_at = NULL WHERE id = ANY($1)`, unsent); err != nil {
-				return translate(err, "unmark outbox")
+		if len(back.ids) > 0 {
+			if _, err := tx.db.Exec(ctx, `INSERT INTO outbox (id, created_at, subject, msg_id, payload, headers)
+				SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[])`,
+				back.ids, back.created, back.subjects, back.msgIDs, back.payloads, back.headers); err != nil {
+				return translate(err, "give back outbox rows")
 			}
 		}
-		marked = len(batch) - len(unsent)
+		sent = len(batch) - len(back.ids)
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	return marked, pubErr
+	return sent, pubErr
+}
+
+// DeleteOutbox removes rows a relay was handed and has published.
+func (s *Store) DeleteOutbox(ctx context.Context, ids []int64) error {
+	if _, err := s.db.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
+		return translate(err, "delete outbox")
+	}
+	return nil
 }
 
 // PendingOutbox counts rows not yet published.

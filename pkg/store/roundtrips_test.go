@@ -53,7 +53,7 @@ func TestTransitionWritesEventAndOutboxTogether(t *testing.T) {
 	require.Equal(t, "no order number", ev[1].Detail)
 
 	var seen []store.OutboxRow
-	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+	n, err := s.RelayOutbox(ctx, 10, 0, func(_ context.Context, batch []store.OutboxRow) []error {
 		seen = append(seen, batch...)
 		return nil
 	})

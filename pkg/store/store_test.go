@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -237,14 +238,25 @@ func TestRelayOutbox(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)
 	for i := range 5 {
-		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)}}))
+		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)},
+			Headers: map[string]string{"traceparent": fmt.Sprint("t", i)}}))
 	}
+	var failedID int64
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT id FROM outbox WHERE msg_id = '2'`).Scan(&failedID))
+	// Rows younger than minAge belong to the relay they were handed to.
+	n, err := s.RelayOutbox(ctx, 10, time.Hour, func(_ context.Context, batch []store.OutboxRow) []error {
+		t.Errorf("claimed young rows %v", batch)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Zero(t, n)
 	// The batch comes in id order; a row whose publish failed is given
-	// back, the published ones stay marked.
+	// back as it was, the published ones are deleted.
 	var seen []string
-	n, err := s.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+	n, err = s.RelayOutbox(ctx, 10, 0, func(_ context.Context, batch []store.OutboxRow) []error {
 		errs := make([]error, len(batch))
 		for i, m := range batch {
+			require.Equal(t, "t"+m.MsgID, m.Headers["traceparent"])
 			seen = append(seen, m.MsgID)
 			if m.MsgID == "2" {
 				errs[i] = fmt.Errorf("broker down")
@@ -258,6 +270,13 @@ func TestRelayOutbox(t *testing.T) {
 	pending, err := s.PendingOutbox(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, pending, "only the failed row is unsent")
+	var rows int
+	var id int64
+	var headers string
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT count(*), max(id), max(headers::text) FROM outbox`).Scan(&rows, &id, &headers))
+	require.Equal(t, 1, rows, "published rows are deleted, not kept")
+	require.Equal(t, failedID, id, "the failed row is back with its id")
+	require.JSONEq(t, `{"traceparent": "t2"}`, headers)
 	for i := 5; i < 7; i++ {
 		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: fmt.Sprint(i), Payload: []byte{byte(i)}}))
 	}
@@ -271,7 +290,7 @@ func TestRelayOutbox(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				n, err := s.RelayOutbox(ctx, 1, func(_ context.Context, batch []store.OutboxRow) []error {
+				n, err := s.RelayOutbox(ctx, 1, 0, func(_ context.Context, batch []store.OutboxRow) []error {
 					mu.Lock()
 					for _, m := range batch {
 						count[m.MsgID]++
@@ -288,6 +307,84 @@ func TestRelayOutbox(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, map[string]int{"2": 1, "5": 1, "6": 1}, count)
+}
+
+// TestOutboxHandoff: the store hands the outbox rows it writes, with their
+// ids, to the relay once committed: at once outside a transaction, at the
+// commit inside one, never for a rollback or a lost compare-and-set.
+func TestOutboxHandoff(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	var handed [][]store.OutboxRow
+	s.HandOutboxTo(func(rows []store.OutboxRow) { handed = append(handed, rows) })
+	require.True(t, s.HandsOutbox())
+	ids := func() map[string]int64 {
+		out := map[string]int64{}
+		rows, err := s.Pool().Query(ctx, `SELECT msg_id, id FROM outbox`)
+		require.NoError(t, err)
+		for rows.Next() {
+			var m string
+			var id int64
+			require.NoError(t, rows.Scan(&m, &id))
+			out[m] = id
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+
+	d, _ := newDoc("acme", "m-handoff", "pdf")
+	_, created, err := s.CreateDocument(ctx, d, store.OutboxRow{Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job")})
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Len(t, handed, 1)
+	require.Equal(t, []store.OutboxRow{{ID: ids()["p1"], Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job")}}, handed[0])
+
+	// Two rows of one state change, each with its own id.
+	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedRejected,
+		Reason: ptr(document.ReasonNotAnOrder), Actor: "t", Outbox: []store.OutboxRow{
+			{Subject: "intake.deliver.acme", MsgID: "d1"}, {Subject: "intake.deliver.acme", MsgID: "d2", Payload: []byte("2")}}})
+	require.NoError(t, err)
+	require.Len(t, handed, 2)
+	want := ids()
+	require.ElementsMatch(t, []store.OutboxRow{
+		{ID: want["d1"], Subject: "intake.deliver.acme", MsgID: "d1", Payload: []byte{}},
+		{ID: want["d2"], Subject: "intake.deliver.acme", MsgID: "d2", Payload: []byte("2")}}, handed[1])
+
+	// A lost compare-and-set writes and hands nothing.
+	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedRejected,
+		Reason: ptr(document.ReasonNotAnOrder), Actor: "t", Outbox: []store.OutboxRow{{Subject: "intake.deliver.acme", MsgID: "lost"}}})
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	require.Len(t, handed, 2)
+
+	// Inside a transaction: handed at the commit, not before; a rollback
+	// hands nothing.
+	require.NoError(t, s.WithTx(ctx, func(tx *store.Store) error {
+		require.NoError(t, tx.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: "tx1"}))
+		require.NoError(t, tx.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: "tx2"}))
+		require.Len(t, handed, 2, "not before the commit")
+		return nil
+	}))
+	require.Len(t, handed, 3)
+	want = ids()
+	require.Equal(t, []store.OutboxRow{{ID: want["tx1"], Subject: "s", MsgID: "tx1", Payload: []byte{}},
+		{ID: want["tx2"], Subject: "s", MsgID: "tx2", Payload: []byte{}}}, handed[2])
+	require.Error(t, s.WithTx(ctx, func(tx *store.Store) error {
+		require.NoError(t, tx.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: "rolled-back"}))
+		return errors.New("abort")
+	}))
+	require.Len(t, handed, 3)
+	require.NotContains(t, ids(), "rolled-back")
+
+	// The relay deletes what it published.
+	require.NoError(t, s.DeleteOutbox(ctx, []int64{want["tx1"], want["d1"]}))
+	require.NotContains(t, ids(), "tx1")
+	require.NotContains(t, ids(), "d1")
+	require.Contains(t, ids(), "tx2")
+
+	s.HandOutboxTo(nil)
+	require.False(t, s.HandsOutbox())
+	require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: "unhanded"}))
+	require.Len(t, handed, 3)
 }
 
 func TestMappings(t *testing.T) {

@@ -21,7 +21,8 @@ import (
 type Process struct {
 	Config config.Config
 	Adapters
-	// Relay is the process's one outbox relay (Adapters.Outbox wakes it).
+	// Relay is the process's one outbox relay: Store hands it every outbox
+	// row the services commit (NewRelay).
 	// ServeWorker runs it around the worker; ingest's main runs it around
 	// the API with Relay.Serve.
 	Relay *queue.Relay
@@ -39,10 +40,6 @@ type Adapters struct {
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
 	Registry  *prometheus.Registry
-	// Outbox wakes the process's one outbox relay after a commit that
-	// wrote outbox rows. The services never run a relay of their own: the
-	// process runs one (Process.Relay, standalone's) for all of them.
-	Outbox queue.Notifier
 }
 
 // Named returns a copy whose logger is named name (one component of a
@@ -117,19 +114,22 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 		}
 	})
 	p.Relay = NewRelay(p.Adapters, cfg)
-	p.Outbox = p.Relay
 	return p, nil
 }
 
 // NewRelay returns the outbox relay of a process running on a: one per
 // process, whatever services it runs, publishing the store's outbox to the
-// configured stream; its metrics go to a.Registry.
+// configured stream; its metrics go to a.Registry. a.Store hands it every
+// outbox row committed through it from now on, so the services never wake
+// or call the relay themselves.
 func NewRelay(a Adapters, cfg config.Config) *queue.Relay {
 	var opts queue.RelayOptions
 	if a.Registry != nil { // a nil *Registry in the interface would not be nil
 		opts.Registry = a.Registry
 	}
-	return queue.NewRelay(a.Store, queue.NewPublisher(a.JetStream, QueueConfig(cfg).Stream), a.Logger.Named("relay"), opts)
+	r := queue.NewRelay(a.Store, queue.NewPublisher(a.JetStream, QueueConfig(cfg).Stream), a.Logger.Named("relay"), opts)
+	a.Store.HandOutboxTo(r.Handoff)
+	return r
 }
 
 // Close drains NATS, closes the pool, flushes traces and the log.

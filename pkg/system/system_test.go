@@ -47,7 +47,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	src := st
 
 	// First relay: publishes the first row, then dies before marking it.
-	_, err := src.RelayOutbox(ctx, 10, func(ctx context.Context, batch []queue.OutboxMessage) []error {
+	_, err := src.RelayOutbox(ctx, 10, 0, func(ctx context.Context, batch []queue.OutboxMessage) []error {
 		errs := make([]error, len(batch))
 		for i, m := range batch {
 			errs[i] = errKilled

@@ -134,7 +134,6 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	a := system.Adapters{Store: b.st, Objects: b.objs, Templates: tm, JetStream: b.js,
 		Logger: zaptest.NewLogger(b.t).Named("dispatcher"), Registry: reg}
 	relay := system.NewRelay(a, cfg)
-	a.Outbox = relay
 	go func() {
 		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
 			return dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: a, Tuning: tuning})

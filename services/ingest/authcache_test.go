@@ -48,7 +48,7 @@ func TestTokenCacheRevocation(t *testing.T) {
 	ts := &tokenStore{valid: map[string]document.Client{
 		"tok": {ID: "acme", Name: "ACME", WebhookToken: "secret-w", SigningSecret: "secret-s"},
 	}}
-	s := New(Config{}, ts, &fakeObjects{objs: map[string][]byte{}}, oneTemplate{}, nil, zap.NewNop(),
+	s := New(Config{}, ts, &fakeObjects{objs: map[string][]byte{}}, oneTemplate{}, zap.NewNop(),
 		prometheus.NewRegistry(), observability.NewHealth())
 	clock := time.Date(2026, 11, 24, 4, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return clock }

@@ -103,7 +103,7 @@ type fuzzServer struct {
 func newFuzzServer() *fuzzServer {
 	st := &fakeStore{docs: map[string]document.Document{}}
 	objs := &fakeObjects{objs: map[string][]byte{}}
-	srv := New(Config{MaxUploadBytes: 1 << 20}, st, objs, oneTemplate{}, nil, zap.NewNop(), prometheus.NewRegistry(),
+	srv := New(Config{MaxUploadBytes: 1 << 20}, st, objs, oneTemplate{}, zap.NewNop(), prometheus.NewRegistry(),
 		observability.NewHealth())
 	return &fuzzServer{h: srv.Handler(), st: st, objs: objs}
 }

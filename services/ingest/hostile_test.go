@@ -46,7 +46,7 @@ func runServer(t *testing.T, cfg ingest.Config) (string, *store.Store) {
 	st := storetest.Store(t)
 	obj := objectstoretest.S3(t)
 	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme"}, store.TokenHash("tok-acme")))
-	srv := ingest.New(cfg, st, obj, templates{"contoso-po": {"CONTOSO"}}, nil, zaptest.NewLogger(t),
+	srv := ingest.New(cfg, st, obj, templates{"contoso-po": {"CONTOSO"}}, zaptest.NewLogger(t),
 		prometheus.NewRegistry(), observability.NewHealth())
 	ctx, cancel := context.WithCancel(context.Background())
 	bound := make(chan string, 1)

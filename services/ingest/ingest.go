@@ -70,7 +70,6 @@ type Server struct {
 	store     Store
 	objects   Objects
 	templates Templates
-	notify    func() // wakes the outbox relay after a commit; may be nil
 	logger    *zap.Logger
 	health    *observability.Health
 	metrics   *httpMetrics
@@ -81,9 +80,9 @@ type Server struct {
 	tokens      *tokenCache
 }
 
-// New builds the API. notify (may be nil) is called after every accepted
-// upload so the outbox relay publishes the job without waiting for its poll.
-func New(cfg Config, st Store, objects Objects, templates Templates, notify func(), logger *zap.Logger,
+// New builds the API. The jobs of accepted uploads are published by the
+// relay that st's *store.Store hands its outbox rows to (system.NewRelay).
+func New(cfg Config, st Store, objects Objects, templates Templates, logger *zap.Logger,
 	reg prometheus.Registerer, health *observability.Health) *Server {
 	if st == nil || objects == nil || templates == nil || logger == nil || reg == nil || health == nil {
 		panic("ingest.New: nil dependency")
@@ -94,7 +93,7 @@ func New(cfg Config, st Store, objects Objects, templates Templates, notify func
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = config.Defaults().SubjectPrefix
 	}
-	s := &Server{cfg: cfg, store: st, objects: objects, templates: templates, notify: notify, logger: logger,
+	s := &Server{cfg: cfg, store: st, objects: objects, templates: templates, logger: logger,
 		health: health, metrics: newHTTPMetrics(reg), now: time.Now}
 	s.tokens = newTokenCache(tokenCacheTTL, func() time.Time { return s.now() })
 	s.echo = s.routes()

@@ -58,11 +58,11 @@ func (ts templates) Resolve(_, name, partyID string) (string, bool) {
 }
 
 type bundle struct {
-	url      string
-	st       *store.Store
-	obj      *objectstore.S3
-	notified chan struct{}
-	router   routers.Router
+	url    string
+	st     *store.Store
+	obj    *objectstore.S3
+	handed chan []store.OutboxRow // what the store hands the relay
+	router routers.Router
 }
 
 var (
@@ -101,14 +101,15 @@ func setup(t *testing.T, mutate ...func(*ingest.Config)) *bundle {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	notified := make(chan struct{}, 1000)
+	handed := make(chan []store.OutboxRow, 1000)
+	st.HandOutboxTo(func(rows []store.OutboxRow) { handed <- rows })
 	reg := prometheus.NewRegistry()
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping}, observability.Check{Name: "s3", Func: obj.Ping})
 	srv := ingest.New(cfg, st, obj, templates{"contoso-po": {"CONTOSO"}, "orderx-comfort": {"ORDERX"}},
-		func() { notified <- struct{}{} }, zaptest.NewLogger(t), reg, health)
+		zaptest.NewLogger(t), reg, health)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &bundle{url: hs.URL, st: st, obj: obj, notified: notified, router: openAPIRouter(t)}
+	return &bundle{url: hs.URL, st: st, obj: obj, handed: handed, router: openAPIRouter(t)}
 }
 
 type response struct {
@@ -226,7 +227,7 @@ func TestUploadMultipartAccepted(t *testing.T) {
 	logID := res.body["log_id"].(string)
 	require.NotEmpty(t, logID)
 	require.NotEmpty(t, res.body["status"])
-	<-b.notified
+	handed := <-b.handed
 
 	d, err := b.st.DocumentByLogID(t.Context(), "acme", logID)
 	require.NoError(t, err)
@@ -245,11 +246,16 @@ func TestUploadMultipartAccepted(t *testing.T) {
 	rc.Close()
 	require.Equal(t, orderPDF, stored)
 	// The job is in the outbox, committed with the row.
+	var id int64
 	var subject, msgID string
 	var payload []byte
-	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT subject, msg_id, payload FROM outbox`).Scan(&subject, &msgID, &payload))
+	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT id, subject, msg_id, payload FROM outbox`).Scan(&id, &subject, &msgID, &payload))
 	require.Equal(t, "intake.process.acme", subject)
 	require.Equal(t, logID+":process:1", msgID)
+	// After the commit the store handed that very row to the relay.
+	require.Len(t, handed, 1)
+	require.Equal(t, store.OutboxRow{ID: id, Subject: subject, MsgID: msgID, Payload: payload,
+		Headers: handed[0].Headers}, handed[0])
 	job, err := jobs.ParseProcess(payload)
 	require.NoError(t, err)
 	require.Equal(t, logID, job.GetLogId())
@@ -717,7 +723,7 @@ func TestReadyzFailsWhenDependencyDown(t *testing.T) {
 	st := storetest.Store(t)
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping},
 		observability.Check{Name: "nats", Func: func(context.Context) error { return fmt.Errorf("connection refused") }})
-	srv := ingest.New(ingest.Config{}, st, objectstoretest.S3(t), templates{}, nil, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
+	srv := ingest.New(ingest.Config{}, st, objectstoretest.S3(t), templates{}, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	res, err := http.Get(hs.URL + "/readyz")

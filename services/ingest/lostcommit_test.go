@@ -47,7 +47,7 @@ func TestUploadCommitAnswerLost(t *testing.T) {
 	require.NoError(t, st.UpsertClient(ctx, document.Client{ID: "acme"}, store.TokenHash("tok-acme")))
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping})
 	srv := ingest.New(ingest.Config{MaxUploadBytes: 25 << 20, SubjectPrefix: "intake"}, &commitLost{Store: st}, obj,
-		templates{"contoso-po": {"CONTOSO"}}, func() {}, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
+		templates{"contoso-po": {"CONTOSO"}}, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	b := &bundle{url: hs.URL, st: st, obj: obj, router: openAPIRouter(t)}

@@ -48,7 +48,7 @@ func TestMetricsAfterUpload(t *testing.T) {
 	go func() {
 		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
 			return ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: templates{"contoso-po": nil},
-				NATS: nc, JetStream: js, Logger: a.Logger, Registry: a.Registry, Outbox: relay}, bound)
+				NATS: nc, JetStream: js, Logger: a.Logger, Registry: a.Registry}, bound)
 		})
 	}()
 	t.Cleanup(func() {

@@ -48,7 +48,7 @@ func setupOps(t *testing.T, token string) *opsBundle {
 	objs, err := objectstore.NewFS(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme"}, store.TokenHash("tok-acme")))
-	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"contoso-po": nil}, nil,
+	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"contoso-po": nil},
 		zaptest.NewLogger(t), prometheus.NewRegistry(), observability.NewHealth())
 	srv.EnableOps(ingest.OpsConfig{Token: token, Stream: qcfg.Stream, Refresh: 10 * time.Minute}, st, js)
 	hs := httptest.NewServer(srv.Handler())
@@ -204,7 +204,7 @@ func TestOpsActions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, p.ProcessSeq, "the re-queue is attempt 2 of the document")
 	var msgIDs []string
-	_, err = b.st.RelayOutbox(ctx, 10, func(_ context.Context, batch []store.OutboxRow) []error {
+	_, err = b.st.RelayOutbox(ctx, 10, 0, func(_ context.Context, batch []store.OutboxRow) []error {
 		for _, m := range batch {
 			msgIDs = append(msgIDs, m.MsgID)
 		}

@@ -33,7 +33,7 @@ func TestUploadRateLimitAcrossReplicas(t *testing.T) {
 	var replicas []*bundle
 	for range 2 {
 		reg := prometheus.NewRegistry()
-		srv := ingest.New(ingest.Config{SubjectPrefix: "intake"}, st, obj, templates{"contoso-po": {"CONTOSO"}}, nil,
+		srv := ingest.New(ingest.Config{SubjectPrefix: "intake"}, st, obj, templates{"contoso-po": {"CONTOSO"}},
 			zaptest.NewLogger(t), reg, observability.NewHealth())
 		srv.EnableUploadRateLimit(limit, window, st, reg)
 		hs := httptest.NewServer(srv.Handler())

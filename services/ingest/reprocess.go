@@ -31,9 +31,6 @@ func (s *Server) handleReprocess(st *store.Store) echo.HandlerFunc {
 		if _, err := lifecycle.Reprocess(ctx, st, s.cfg.SubjectPrefix, d, "client:"+cl.ID); err != nil {
 			return err
 		}
-		if s.notify != nil {
-			s.notify()
-		}
 		return c.JSON(http.StatusAccepted, ack{LogID: d.LogID, Status: "received"})
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
-	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/nats-io/nats.go"
@@ -26,18 +25,15 @@ type Deps struct {
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
 	Registry  *prometheus.Registry
-	// Outbox wakes the process's outbox relay after an upload's commit, so
-	// its job is published without waiting for the relay's poll. The
-	// process runs the relay (cmd/ingest, standalone) and keeps it running
-	// until Serve has drained.
-	Outbox queue.Notifier
 }
 
 // Serve runs the API on cfg.HTTPAddr until ctx is done, then drains it.
 // bound, if not nil, receives the API's address once it listens.
 func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) error {
-	if d.Outbox == nil {
-		return errors.New("ingest: Deps.Outbox is nil: the process must run an outbox relay")
+	if !d.Store.HandsOutbox() {
+		// The process runs the relay (cmd/ingest, standalone: system.NewRelay)
+		// and keeps it running until Serve has drained.
+		return errors.New("ingest: the store hands its outbox to no relay: the process must run one (system.NewRelay)")
 	}
 	qcfg := system.QueueConfig(cfg)
 	health := observability.NewHealth(
@@ -46,7 +42,7 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 		observability.Check{Name: "nats", Func: system.NATSPing(d.NATS)},
 	)
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
-		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, d.Outbox.Notify, d.Logger, d.Registry, health)
+		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.

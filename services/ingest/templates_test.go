@@ -42,7 +42,7 @@ func setupTemplatesAPI(t *testing.T) *bundle {
 		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: c}, store.TokenHash("tok-"+c)))
 	}
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping})
-	srv := ingest.New(ingest.Config{MaxUploadBytes: 1 << 20}, st, obj, templates{}, nil, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
+	srv := ingest.New(ingest.Config{MaxUploadBytes: 1 << 20}, st, obj, templates{}, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
 	srv.EnableTemplates(st, txtOnly)
 	srv.EnableReprocess(st)
 	hs := httptest.NewServer(srv.Handler())

@@ -452,9 +452,6 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		s.deleteOrphan(ctx, key)
 		return s.replay(c, got, sum)
 	}
-	if s.notify != nil {
-		s.notify()
-	}
 	s.metrics.uploadBytes.Observe(float64(sp.size))
 	return c.JSON(http.StatusAccepted, ack{LogID: got.LogID, Status: "received"})
 }

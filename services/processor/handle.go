@@ -35,7 +35,6 @@ type worker struct {
 	objects     objectstore.Store
 	templates   *system.Templates
 	engine      pdftext.Engine
-	outbox      queue.Notifier // the process's relay
 	log         *zap.Logger
 	prefix      string
 	retry       []time.Duration
@@ -285,7 +284,6 @@ func (w *worker) finish(ctx context.Context, log *zap.Logger, doc document.Docum
 	if _, err := w.st.Transition(ctx, c); err != nil {
 		return w.transitionFailed(log, err)
 	}
-	w.outbox.Notify()
 	w.metrics.job(outcome)
 	log.Info("document processed", zap.Stringer("state", c.To), zap.String("detail", c.Detail))
 	return nil
@@ -318,7 +316,6 @@ func (w *worker) deferred(ctx context.Context, log *zap.Logger, doc document.Doc
 	if _, err := w.st.TransitionDeferred(ctx, c, store.Deferral{RetryAt: time.Now().Add(delay)}); err != nil {
 		return w.transitionFailed(log, err)
 	}
-	w.outbox.Notify()
 	w.metrics.job(outDeferred)
 	log.Info("document deferred", zap.String("detail", c.Detail))
 	if dl.LastAttempt() {
@@ -352,7 +349,6 @@ func (w *worker) toDLQ(ctx context.Context, log *zap.Logger, doc document.Docume
 	if _, err := w.st.Transition(ctx, c); err != nil {
 		return w.transitionFailed(log, err)
 	}
-	w.outbox.Notify()
 	w.metrics.job(outDLQ)
 	log.Error("document moved to dlq", zap.String("detail", detail))
 	return nil

@@ -137,7 +137,6 @@ func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 	d := processor.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
 		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}}
 	relay := system.NewRelay(d.Adapters, b.cfg)
-	d.Outbox = relay
 	for _, m := range mod {
 		m(&d)
 	}

@@ -18,8 +18,8 @@
 //   - a collector of source objects no document refers to (orphans.go);
 //   - Prometheus metrics on Deps.Registry.
 //
-// The outcomes' outbox rows are published by the process's one relay
-// (Deps.Outbox), which the process runs around Run.
+// The outcomes' outbox rows are published by the process's one relay, which
+// the store hands them to (system.NewRelay) and the process runs around Run.
 //
 // Every state change is a compare-and-set, so duplicated, redelivered and
 // superseded jobs are acknowledged without effect.
@@ -58,8 +58,11 @@ const actor = "processor"
 // their outcomes. It returns an error when it cannot start or the consumer
 // becomes unreadable.
 func Run(ctx context.Context, cfg config.Config, d Deps) error {
-	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil || d.Outbox == nil {
-		return errors.New("processor: Deps needs Store, Objects, Templates, NATS, JetStream and Outbox")
+	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil {
+		return errors.New("processor: Deps needs Store, Objects, Templates, NATS and JetStream")
+	}
+	if !d.Store.HandsOutbox() {
+		return errors.New("processor: the store hands its outbox to no relay: the process must run one (system.NewRelay)")
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
@@ -93,7 +96,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	}
 
 	w := &worker{
-		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine, outbox: d.Outbox,
+		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine,
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},

@@ -113,8 +113,8 @@ func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) (ids []stri
 // dispatcher saw it), each with a new deliver job. PostgreSQL is asked
 // first: the broker is read only when it has candidates. Replicas sweep
 // concurrently without taking the same document (the store claims rows with
-// SKIP LOCKED). Outbox rows never marked sent need no sweep of their own:
-// the relay re-reads unsent rows on every poll. A process broker that cannot
+// SKIP LOCKED). Outbox rows never published need no sweep of their own:
+// the relays' polls claim them. A process broker that cannot
 // be read makes the sweep skip nothing (a duplicate process job is
 // harmless; a lost one is not).
 func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue) (int, error) {
@@ -183,7 +183,6 @@ func (w *worker) sweepBatches(ctx context.Context, what string, batch func(now t
 		}
 		if len(docs) > 0 {
 			w.metrics.swept.Add(float64(len(docs)))
-			w.outbox.Notify()
 		}
 		if err != nil || len(docs) < 100 {
 			return total, err

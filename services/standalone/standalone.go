@@ -109,10 +109,9 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	reg := observability.NewRegistry()
 	adapters := system.Adapters{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js, Logger: logger, Registry: reg}
 	// One outbox relay for the process, not one per service: the three
-	// services only write outbox rows and wake it. It stops after all of
-	// them have drained.
+	// services only write outbox rows, which the store hands to it. It
+	// stops after all of them have drained.
 	relay := system.NewRelay(adapters, cfg)
-	adapters.Outbox = relay
 	err = relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
 		return runServices(ctx, cfg, adapters, bound)
 	})
@@ -133,7 +132,7 @@ func runServices(ctx context.Context, cfg config.Config, a system.Adapters, boun
 		defer stopWork()
 		a := a.Named("ingest")
 		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
-			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry, Outbox: a.Outbox}, bound)
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
 	})
 	g.Go(func() error {
 		return processor.Run(workCtx, cfg, processor.Deps{Adapters: a.Named("processor")})

@@ -38,6 +38,6 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	// last accepted uploads' jobs are published now, not at the next start.
 	return p.Relay.Serve(ctx, p.Config.ShutdownTimeout, func(ctx context.Context) error {
 		return ingest.Serve(ctx, p.Config, ingest.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
-			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry, Outbox: p.Outbox}, nil)
+			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry}, nil)
 	})
 }

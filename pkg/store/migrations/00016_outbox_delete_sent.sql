@@ -1,0 +1,11 @@
+-- +goose Up
+-- The relay now deletes an outbox row once it is published instead of
+-- setting sent_at, so the outbox holds only what is still to be published.
+-- The rows earlier releases marked sent were never removed: delete them
+-- once. (A relay of an older release still running during a rolling
+-- upgrade marks a few more; the new relays skip them like these.)
+DELETE FROM outbox WHERE sent_at IS NOT NULL;
+
+-- +goose Down
+-- Published rows are gone for good; nothing to restore.
+SELECT 1;
