@@ -44,7 +44,7 @@ $(BIN)/pdftext-resident: $(RESIDENT_SRC)
 		fi; \
 	fi
 	@if command -v g++ >/dev/null && pkg-config --exists poppler-cpp 2>/dev/null; then \
-		g++ -O2 -std=c++17 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs poppler-cpp); \
+		g++ -O2 -std=c++17 -Wall -Wextra -Wl,--export-dynamic-symbol=cmsOpenProfileFromMem -o $@ $< $$(pkg-config --cflags --libs poppler-cpp); \
 	elif [ "$$CI" = true ]; then \
 		echo "make: cannot build $@: install g++ libpoppler-cpp-dev pkg-config"; exit 1; \
 	else \

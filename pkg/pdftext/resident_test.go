@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -134,6 +135,26 @@ func TestResidentRelativePath(t *testing.T) {
 	got, err := e.Extract(t.Context(), orderPDF())
 	require.NoError(t, err)
 	require.Equal(t, []string{EngineResident}, got.Engines())
+}
+
+// TestResidentSkipsColourManagement: the helper exports its own
+// cmsOpenProfileFromMem, so poppler never opens an ICC profile (building
+// Little CMS transforms was over half of the helper's CPU; see the source).
+// A build without the export would silently pay that cost again.
+func TestResidentSkipsColourManagement(t *testing.T) {
+	t.Parallel()
+	f, err := elf.Open(pdftexttest.ResidentBin(t))
+	require.NoError(t, err)
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	require.NoError(t, err)
+	exported := false
+	for _, s := range syms {
+		if s.Name == "cmsOpenProfileFromMem" && s.Section != elf.SHN_UNDEF {
+			exported = true
+		}
+	}
+	require.True(t, exported, "pdftext-resident must define and export cmsOpenProfileFromMem (-Wl,--export-dynamic-symbol)")
 }
 
 func TestResidentUnavailable(t *testing.T) {

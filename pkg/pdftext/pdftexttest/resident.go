@@ -89,7 +89,10 @@ func buildResident(src string) (bin, problem string) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err.Error()
 	}
-	args := append([]string{"-O2", "-std=c++17", "-o", filepath.Join(tmp, "pdftext-resident"), src}, flags...)
+	// The same flags as the Makefile's: the export makes the helper's own
+	// cmsOpenProfileFromMem take liblcms2's place (see the source).
+	args := append([]string{"-O2", "-std=c++17", "-Wl,--export-dynamic-symbol=cmsOpenProfileFromMem",
+		"-o", filepath.Join(tmp, "pdftext-resident"), src}, flags...)
 	if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
 		os.RemoveAll(tmp)
 		return "", "g++: " + err.Error() + ": " + string(out)

@@ -52,6 +52,22 @@
 
 #include <unistd.h>
 
+// Text extraction converts no colours, yet poppler builds a Little CMS
+// transform for every ICCBased colour space it meets on a page (a page's
+// cache only) and for a document's OutputIntents profile, and building one
+// reverses the output profile's tone curves (cmsReverseToneCurveEx): over
+// half of this helper's CPU on ordinary office PDFs, and of pdftotext's.
+// This definition takes the place of liblcms2's at dynamic linking (the
+// executable exports it: -Wl,--export-dynamic-symbol=cmsOpenProfileFromMem,
+// see the Makefile), so no ICC profile is ever opened: poppler takes its
+// "cannot read the profile" path and uses each colour space's alternate
+// (or its component count's device space), which the text never depends on.
+// TestResidentMatchesPdftotext holds the text equal to pdftotext's, which
+// does open the profiles.
+extern "C" void *cmsOpenProfileFromMem(const void *, unsigned int) {
+    return nullptr;
+}
+
 namespace {
 
 // Requests larger than this are refused before reading them.
