@@ -268,7 +268,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, e
 			leased_until = NULL, last_error = $5, updated_at = now(),
 			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
 			WHERE id = $1 RETURNING ` + deliveryColumns + `),
-		rel AS (DELETE FROM webhook_slots WHERE client_id = $10 AND slot = $11 AND holder = $12 AND EXISTS (SELECT 1 FROM upd))
+		rel AS (DELETE FROM webhook_slots WHERE client_id = $10 AND holder = $11 AND EXISTS (SELECT 1 FROM upd))
 		SELECT upd.* FROM upd`
 	d, err := scanDelivery(s.db.QueryRow(ctx, q, append(attemptArgs(r), slotArgs(r.Slot)...)...))
 	if err != nil {
@@ -337,7 +337,7 @@ const recordAttemptChainSQL = `WITH upd AS (
 	att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
 		SELECT $1, $6::integer, $7::integer, $8::double precision, $5, $9::text WHERE EXISTS (SELECT 1 FROM upd)
 		ON CONFLICT (delivery_id, n) DO NOTHING),
-	rel AS (DELETE FROM webhook_slots WHERE client_id = $17 AND slot = $18 AND holder = $19 AND EXISTS (SELECT 1 FROM upd))
+	rel AS (DELETE FROM webhook_slots WHERE client_id = $17 AND holder = $18 AND EXISTS (SELECT 1 FROM upd))
 	UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
 		leased_until = NULL, last_error = $5, updated_at = now(),
 		finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END

@@ -22,18 +22,22 @@ type WebhookSlot struct {
 	Slot int
 }
 
-// slotArgs are the parameters naming s in a release; nil releases nothing.
+// slotArgs are the parameters naming s in a release: its client and
+// holder, which is unique to the lease, so the release needs no slot
+// number (a claim whose answer was lost can be undone). nil releases
+// nothing.
 func slotArgs(s *WebhookSlot) []any {
 	if s == nil {
-		return []any{nil, nil, nil}
+		return []any{nil, nil}
 	}
-	return []any{s.ClientID, s.Slot, s.Holder}
+	return []any{s.ClientID, s.Holder}
 }
 
-// ReleaseWebhookSlot frees the slot if its holder still has it. The paths
+// ReleaseWebhookSlot frees the slot if its holder still has it (Slot
+// need not be set). The paths
 // where no attempt is recorded after a claim use it.
 func (s *Store) ReleaseWebhookSlot(ctx context.Context, slot WebhookSlot) error {
-	if _, err := s.db.Exec(ctx, `DELETE FROM webhook_slots WHERE client_id = $1 AND slot = $2 AND holder = $3`,
+	if _, err := s.db.Exec(ctx, `DELETE FROM webhook_slots WHERE client_id = $1 AND holder = $2`,
 		slotArgs(&slot)...); err != nil {
 		return translate(err, "release webhook slot")
 	}
