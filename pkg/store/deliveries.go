@@ -104,24 +104,31 @@ func (s *Store) EnsureDelivery(ctx context.Context, d Delivery, backstop time.Du
 }
 
 // EnsureDeliveryWithDocument is EnsureDelivery that also returns the
-// delivery's document with its client (what an attempt needs) when this
-// call created the row: the first copy of a job, nearly every delivery,
-// then costs one statement instead of two. loaded is false for a delivery
-// that existed already (or whose document is gone); the caller reads the
-// document itself then, as after EnsureDelivery.
+// delivery's document with its client (what an attempt needs): a job's
+// copy costs one statement instead of two, or three for a delivery that
+// existed already (a redelivered copy, such as a busy client's job coming
+// back). loaded is false when the document is gone, or when the delivery
+// was created by a writer that committed while this statement ran; the
+// caller reads the document itself then, as after EnsureDelivery.
 func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, backstop time.Duration) (
 	dv Delivery, doc document.Document, c document.Client, loaded bool, err error) {
 	// The document is read in the statement's snapshot, which is what a
-	// separate read right after it would see as well.
+	// separate read right after it would see as well. An existing
+	// delivery is read in that snapshot too; one whose writer committed
+	// after it began is not in it, so then nothing comes back and a second
+	// statement reads the row.
 	const q = `WITH ins AS (INSERT INTO deliveries (id, document_id, client_id, log_id, state, status, redelivery_of, next_attempt_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::interval)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING ` + deliveryColumns + `),
+		dv AS (SELECT ins.* FROM ins
+			UNION ALL
+			SELECT ` + deliveryColumns + ` FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)),
 		doc AS (SELECT ` + documentColumns + `, cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled
 			FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled
 				FROM clients WHERE clients.id = documents.client_id) cl ON true
 			WHERE documents.id = $2)
-		SELECT ins.*, doc.* FROM ins, doc`
+		SELECT dv.*, doc.* FROM dv, doc`
 	row := s.db.QueryRow(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status, nullable(d.RedeliveryOf), backstop)
 	dv, err = scanDelivery(scanFunc(func(dvDest ...any) error {
 		var derr error

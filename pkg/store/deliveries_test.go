@@ -174,7 +174,8 @@ func TestRecordAttemptChain(t *testing.T) {
 }
 
 // The first EnsureDeliveryWithDocument creates the delivery and returns the
-// document with its client; a second one returns the row without them.
+// document with its client; a second one returns the existing row
+// unchanged, with them too.
 func TestEnsureDeliveryWithDocument(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)
@@ -195,11 +196,14 @@ func TestEnsureDeliveryWithDocument(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, wantClient, client)
 
-	again, _, _, loaded, err := s.EnsureDeliveryWithDocument(ctx, want, time.Minute)
+	other := want
+	other.State = document.StateDLQ
+	again, doc2, client2, loaded, err := s.EnsureDeliveryWithDocument(ctx, other, time.Minute)
 	require.NoError(t, err)
-	require.False(t, loaded, "an existing delivery comes back without its document")
-	require.Equal(t, dv.ID, again.ID)
-	require.Equal(t, dv.CreatedAt, again.CreatedAt)
+	require.True(t, loaded, "an existing delivery comes back with its document in the same statement")
+	require.Equal(t, dv, again)
+	require.Equal(t, doc, doc2)
+	require.Equal(t, wantClient, client2)
 }
 
 // slotOf is a fresh lease request on one of client's per slots.

@@ -66,7 +66,7 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	defer local()
 
 	// A job's first copy creates the delivery and reads the document with
-	// its client in the same statement.
+	// its client in the same statement; a later copy reads all three.
 	dv, doc, client, loaded, err := d.store.EnsureDeliveryWithDocument(ctx, deliveryFromJob(job), d.tuning.Backstop)
 	if err != nil {
 		return err
