@@ -135,3 +135,32 @@ func TestSlotReleasedWithoutAttempt(t *testing.T) {
 	d2 := b.document("acme", "quiet", document.StateProcessedSuccess, "")
 	b.waitState(d2.LogID, document.StateFinishedSuccess, 20*time.Second)
 }
+
+// When the attempt's record fails (here: the delivery row vanished while
+// the call was in flight, so the statement writes nothing), the slot is
+// still given back at once, not after its lease.
+func TestSlotReleasedWhenRecordFails(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"INTAKE_WEBHOOK_TIMEOUT": "30s", "INTAKE_WEBHOOK_CLIENT_CONCURRENCY": "1"})
+	slow := newHanging(t)
+	b.client("acme", slow.URL)
+	b.start(fastTuning)
+
+	d := b.document("acme", "quiet", document.StateProcessedSuccess, "")
+	waitFor(t, 20*time.Second, func() error {
+		if n := slow.inFlight.Load(); n != 1 {
+			return errorf("%d calls in flight", n)
+		}
+		return nil
+	})
+	require.Equal(t, 1, leasedSlots(t, b, "acme"))
+	_, err := b.st.Pool().Exec(t.Context(), `DELETE FROM deliveries WHERE document_id = $1`, d.ID)
+	require.NoError(t, err)
+	slow.open()
+	waitFor(t, 10*time.Second, func() error {
+		if n := leasedSlots(t, b, "acme"); n != 0 {
+			return errorf("%d slots leased", n)
+		}
+		return nil
+	})
+}
