@@ -104,10 +104,10 @@ func (s *Store) EnsureDelivery(ctx context.Context, d Delivery, backstop time.Du
 }
 
 // EnsureDeliveryWithDocument is EnsureDelivery that also returns the
-// delivery's document with its client (what an attempt needs): a job's
-// copy costs one statement instead of two, or three for a delivery that
-// existed already (a redelivered copy, such as a busy client's job coming
-// back). loaded is false when the document is gone, or when the delivery
+// delivery's document with its client (what an attempt needs) in one
+// statement, for the job's first copy as for a later one (a redelivered
+// copy, such as a busy client's job coming back), where EnsureDelivery
+// and a read of the document cost two or three. loaded is false when the document is gone, or when the delivery
 // was created by a writer that committed while this statement ran; the
 // caller reads the document itself then, as after EnsureDelivery.
 func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, backstop time.Duration) (
@@ -246,7 +246,8 @@ type AttemptResult struct {
 	Changes []Change
 	// Slot, when set, is released by the statement that records the
 	// attempt, so a delivered document costs no round trip of its own for
-	// it. It stays leased when RecordAttempt returns an error.
+	// it. A statement that writes nothing (a lost compare-and-set, a
+	// missing delivery) releases nothing.
 	Slot *WebhookSlot
 }
 

@@ -79,7 +79,8 @@ type heldSlot struct {
 }
 
 // record records the attempt and releases the slot in the same statement.
-// On an error the slot stays held, for release.
+// On an error the slot counts as held: release gives it back (a no-op if
+// the statement did release it before its answer was lost).
 func (h *heldSlot) record(ctx context.Context, r store.AttemptResult) (store.Delivery, error) {
 	r.Slot = &h.slot
 	dv, err := h.st.RecordAttempt(ctx, r)
