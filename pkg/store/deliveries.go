@@ -104,24 +104,31 @@ func (s *Store) EnsureDelivery(ctx context.Context, d Delivery, backstop time.Du
 }
 
 // EnsureDeliveryWithDocument is EnsureDelivery that also returns the
-// delivery's document with its client (what an attempt needs) when this
-// call created the row: the first copy of a job, nearly every delivery,
-// then costs one statement instead of two. loaded is false for a delivery
-// that existed already (or whose document is gone); the caller reads the
-// document itself then, as after EnsureDelivery.
+// delivery's document with its client (what an attempt needs) in one
+// statement, for the job's first copy as for a later one (a redelivered
+// copy, such as a busy client's job coming back), where EnsureDelivery
+// and a read of the document cost two or three. loaded is false when the document is gone, or when the delivery
+// was created by a writer that committed while this statement ran; the
+// caller reads the document itself then, as after EnsureDelivery.
 func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, backstop time.Duration) (
 	dv Delivery, doc document.Document, c document.Client, loaded bool, err error) {
 	// The document is read in the statement's snapshot, which is what a
-	// separate read right after it would see as well.
+	// separate read right after it would see as well. An existing
+	// delivery is read in that snapshot too; one whose writer committed
+	// after it began is not in it, so then nothing comes back and a second
+	// statement reads the row.
 	const q = `WITH ins AS (INSERT INTO deliveries (id, document_id, client_id, log_id, state, status, redelivery_of, next_attempt_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::interval)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING ` + deliveryColumns + `),
+		dv AS (SELECT ins.* FROM ins
+			UNION ALL
+			SELECT ` + deliveryColumns + ` FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)),
 		doc AS (SELECT ` + documentColumns + `, cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled
 			FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled
 				FROM clients WHERE clients.id = documents.client_id) cl ON true
 			WHERE documents.id = $2)
-		SELECT ins.*, doc.* FROM ins, doc`
+		SELECT dv.*, doc.* FROM dv, doc`
 	row := s.db.QueryRow(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status, nullable(d.RedeliveryOf), backstop)
 	dv, err = scanDelivery(scanFunc(func(dvDest ...any) error {
 		var derr error
@@ -151,24 +158,77 @@ func (s *Store) Delivery(ctx context.Context, id string) (Delivery, error) {
 	return d, nil
 }
 
-// ClaimDelivery starts attempt n+1 of a pending delivery: it counts the
-// attempt and leases the delivery for lease (no other worker attempts it
-// meanwhile; if this worker dies, the scheduler republishes it when the lease
-// ends). ok is false when the delivery is not pending or another attempt
-// holds it.
-func (s *Store) ClaimDelivery(ctx context.Context, id string, lease time.Duration) (Delivery, bool, error) {
-	const q = `UPDATE deliveries SET attempts = attempts + 1, leased_until = now() + $2::interval,
-			next_attempt_at = now() + $2::interval, updated_at = now()
+// ClaimResult says whether ClaimDelivery claimed the delivery, and why not.
+type ClaimResult int
+
+// Claim results.
+const (
+	// Claimed: the attempt is counted, the delivery and a slot leased.
+	Claimed ClaimResult = iota + 1
+	// ClaimBusy: the delivery could be attempted, but every slot of its
+	// client is leased; nothing changed.
+	ClaimBusy
+	// ClaimTaken: the delivery is not pending, missing, or another attempt
+	// holds it; nothing changed.
+	ClaimTaken
+)
+
+// claimDeliverySQL locks the delivery when it can be claimed, then leases
+// the first free slot of the client only for such a delivery, then claims
+// the delivery only when it got a slot: neither a busy client nor a taken
+// delivery writes anything. Two claims racing for the last free slot
+// never both get it (the loser may be told "busy" although another slot
+// just came free; it asks again later). The second branch answers why a
+// delivery was not claimed.
+const claimDeliverySQL = `WITH dv AS (
+		SELECT id FROM deliveries
 		WHERE id = $1 AND outcome = 'pending' AND (leased_until IS NULL OR leased_until < now())
-		RETURNING ` + deliveryColumns
-	d, err := scanDelivery(s.db.QueryRow(ctx, q, id, lease))
-	if err == pgx.ErrNoRows {
-		return Delivery{}, false, nil
+		FOR UPDATE),
+	free AS (
+		SELECT n FROM dv, generate_series(0, $4::int - 1) n
+		WHERE NOT EXISTS (SELECT 1 FROM webhook_slots w WHERE w.client_id = $3 AND w.slot = n AND w.leased_until > now())
+		ORDER BY n LIMIT 1),
+	slot AS (
+		INSERT INTO webhook_slots AS w (client_id, slot, holder, leased_until)
+		SELECT $3, n, $5, now() + make_interval(secs => $6) FROM free
+		ON CONFLICT (client_id, slot) DO UPDATE SET holder = EXCLUDED.holder, leased_until = EXCLUDED.leased_until
+			WHERE w.leased_until <= now()
+		RETURNING w.slot),
+	claim AS (
+		UPDATE deliveries SET attempts = attempts + 1, leased_until = now() + $2::interval,
+			next_attempt_at = now() + $2::interval, updated_at = now()
+		WHERE id = (SELECT id FROM dv) AND EXISTS (SELECT 1 FROM slot)
+		RETURNING ` + deliveryColumns + `)
+	SELECT 'claimed', (SELECT slot FROM slot), claim.* FROM claim
+	UNION ALL
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM dv) THEN 'busy' ELSE 'taken' END, -1, ` + deliveryColumns + `
+	FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM claim)`
+
+// ClaimDelivery starts attempt n+1 of a pending delivery together with a
+// lease on one of its client's webhook slots (slot names the client, the
+// holder, the number of slots and the slot's lease): it counts the attempt
+// and leases the delivery for lease (no other worker attempts it
+// meanwhile; if this worker dies, the scheduler republishes it when the
+// lease ends). The slot taken is returned; whoever records the attempt or
+// gives up releases it. Only a Claimed delivery is returned.
+func (s *Store) ClaimDelivery(ctx context.Context, id string, lease time.Duration, slot WebhookSlot) (Delivery, int, ClaimResult, error) {
+	var res string
+	var n int
+	row := s.db.QueryRow(ctx, claimDeliverySQL, id, lease, slot.ClientID, slot.Per, slot.Holder, slot.Lease.Seconds())
+	d, err := scanDelivery(scanFunc(func(dest ...any) error {
+		return row.Scan(append([]any{&res, &n}, dest...)...)
+	}))
+	switch {
+	case err == pgx.ErrNoRows:
+		return Delivery{}, 0, ClaimTaken, nil
+	case err != nil:
+		return Delivery{}, 0, 0, translate(err, "claim delivery")
+	case res == "busy":
+		return Delivery{}, 0, ClaimBusy, nil
+	case res == "taken":
+		return Delivery{}, 0, ClaimTaken, nil
 	}
-	if err != nil {
-		return Delivery{}, false, translate(err, "claim delivery")
-	}
-	return d, true, nil
+	return d, n, Claimed, nil
 }
 
 // AttemptResult is how an attempt ended, as RecordAttempt stores it.
@@ -184,10 +244,15 @@ type AttemptResult struct {
 	// Changes are document transitions made in the same transaction, so the
 	// state history and the attempt that caused it never disagree.
 	Changes []Change
+	// Slot, when set, is released by the statement that records the
+	// attempt, so a delivered document costs no round trip of its own for
+	// it. A statement that writes nothing (a lost compare-and-set, a
+	// missing delivery) releases nothing.
+	Slot *WebhookSlot
 }
 
-// RecordAttempt stores an attempt, releases the delivery's lease, sets its
-// outcome and applies r.Changes, all in one transaction. A change that
+// RecordAttempt stores an attempt, releases the delivery's lease and
+// r.Slot, sets its outcome and applies r.Changes, all in one transaction. A change that
 // conflicts (the document moved) rolls everything back and returns ECONFLICT.
 // The attempt and the delivery's update are one statement; without changes
 // that is all, with them it runs in a transaction with one statement per
@@ -206,12 +271,14 @@ func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, e
 		return out, err
 	}
 	const q = `WITH att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
-			VALUES ($1, $6, $7, $8, $5, $9) ON CONFLICT (delivery_id, n) DO NOTHING)
-		UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
+			VALUES ($1, $6, $7, $8, $5, $9) ON CONFLICT (delivery_id, n) DO NOTHING),
+		upd AS (UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
 			leased_until = NULL, last_error = $5, updated_at = now(),
 			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
-		WHERE id = $1 RETURNING ` + deliveryColumns
-	d, err := scanDelivery(s.db.QueryRow(ctx, q, attemptArgs(r)...))
+			WHERE id = $1 RETURNING ` + deliveryColumns + `),
+		rel AS (DELETE FROM webhook_slots WHERE client_id = $10 AND holder = $11 AND EXISTS (SELECT 1 FROM upd))
+		SELECT upd.* FROM upd`
+	d, err := scanDelivery(s.db.QueryRow(ctx, q, append(attemptArgs(r), slotArgs(r.Slot)...)...))
 	if err != nil {
 		return Delivery{}, translate(err, "record attempt")
 	}
@@ -264,8 +331,8 @@ func chainable(changes []Change) bool {
 // recordAttemptChainSQL is recordAttemptChain's single statement: the
 // document's compare-and-set straight to the chain's last state with one
 // event per step (in order, so their ids keep the history's order), and
-// the attempt and the delivery's update, written only when the
-// compare-and-set matched.
+// the attempt, the slot's release and the delivery's update, written only
+// when the compare-and-set matched.
 const recordAttemptChainSQL = `WITH upd AS (
 		UPDATE documents SET state = $11, updated_at = now()
 		WHERE id = $10 AND state = $12
@@ -277,7 +344,8 @@ const recordAttemptChainSQL = `WITH upd AS (
 		ORDER BY e.n),
 	att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
 		SELECT $1, $6::integer, $7::integer, $8::double precision, $5, $9::text WHERE EXISTS (SELECT 1 FROM upd)
-		ON CONFLICT (delivery_id, n) DO NOTHING)
+		ON CONFLICT (delivery_id, n) DO NOTHING),
+	rel AS (DELETE FROM webhook_slots WHERE client_id = $17 AND holder = $18 AND EXISTS (SELECT 1 FROM upd))
 	UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
 		leased_until = NULL, last_error = $5, updated_at = now(),
 		finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
@@ -299,6 +367,7 @@ func (s *Store) recordAttemptChain(ctx context.Context, r AttemptResult) (Delive
 	}
 	first, last := r.Changes[0], r.Changes[len(r.Changes)-1]
 	args := append(attemptArgs(r), first.DocumentID, last.To, first.From, from, to, actors, details)
+	args = append(args, slotArgs(r.Slot)...)
 	d, err := scanDelivery(s.db.QueryRow(ctx, recordAttemptChainSQL, args...))
 	if err == pgx.ErrNoRows {
 		// Only the failure path reads the document: a lost compare-and-set

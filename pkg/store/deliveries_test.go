@@ -9,6 +9,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,13 +39,13 @@ func TestDeliveryLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, document.StateProcessedSuccess, again.State, "an existing delivery is returned unchanged")
 
-	claimed, ok, err := s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	claimed, _, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.Equal(t, store.Claimed, res)
 	require.Equal(t, 1, claimed.Attempts)
-	_, ok, err = s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
-	require.False(t, ok, "a leased delivery is not claimed twice")
+	require.Equal(t, store.ClaimTaken, res, "a leased delivery is not claimed twice")
 
 	// A failed attempt: stored with a cleaned body prefix, retry scheduled.
 	body := strings.Repeat("x", 2000) + "\x00\xff"
@@ -87,9 +88,9 @@ func TestDeliveryLifecycle(t *testing.T) {
 	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", true))
 
 	// Success with the document's transition in the same transaction.
-	_, ok, err = s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.Equal(t, store.Claimed, res)
 	got, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
 		Outcome: store.DeliveryDelivered, Changes: []store.Change{{DocumentID: doc.ID, From: document.StateProcessedSuccess,
 			To: document.StateSentSuccess, Actor: "dispatcher", Detail: "delivery msg_1 attempt 2"}}})
@@ -128,9 +129,9 @@ func TestRecordAttemptChain(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)
 	doc, _ := deliveryFixture(t, s, ctx)
-	_, ok, err := s.ClaimDelivery(ctx, "msg_1", time.Minute)
+	_, _, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
-	require.True(t, ok)
+	require.Equal(t, store.Claimed, res)
 	chain := []store.Change{
 		{DocumentID: doc.ID, From: document.StateProcessedSuccess, To: document.StateSentSuccess, Actor: "dispatcher", Detail: "attempt 1"},
 		{DocumentID: doc.ID, From: document.StateSentSuccess, To: document.StateFinishedSuccess, Actor: "dispatcher", Detail: "recorded"},
@@ -173,7 +174,8 @@ func TestRecordAttemptChain(t *testing.T) {
 }
 
 // The first EnsureDeliveryWithDocument creates the delivery and returns the
-// document with its client; a second one returns the row without them.
+// document with its client; a second one returns the existing row
+// unchanged, with them too.
 func TestEnsureDeliveryWithDocument(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)
@@ -194,9 +196,123 @@ func TestEnsureDeliveryWithDocument(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, wantClient, client)
 
-	again, _, _, loaded, err := s.EnsureDeliveryWithDocument(ctx, want, time.Minute)
+	other := want
+	other.State = document.StateDLQ
+	again, doc2, client2, loaded, err := s.EnsureDeliveryWithDocument(ctx, other, time.Minute)
 	require.NoError(t, err)
-	require.False(t, loaded, "an existing delivery comes back without its document")
-	require.Equal(t, dv.ID, again.ID)
-	require.Equal(t, dv.CreatedAt, again.CreatedAt)
+	require.True(t, loaded, "an existing delivery comes back with its document in the same statement")
+	require.Equal(t, dv, again)
+	require.Equal(t, doc, doc2)
+	require.Equal(t, wantClient, client2)
+}
+
+// slotOf is a fresh lease request on one of client's per slots.
+func slotOf(client string, per int) store.WebhookSlot {
+	return store.WebhookSlot{ClientID: client, Holder: uuid.NewString(), Per: per, Lease: time.Minute}
+}
+
+// leasedSlots lists the holders of client's slots whose lease has not
+// ended, by slot.
+func leasedSlots(t *testing.T, s *store.Store, client string) map[int]string {
+	t.Helper()
+	rows, err := s.Pool().Query(t.Context(), `SELECT slot, holder FROM webhook_slots WHERE client_id = $1 AND leased_until > now()`, client)
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var n int
+		var h string
+		require.NoError(t, rows.Scan(&n, &h))
+		out[n] = h
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// ClaimDelivery leases a slot only with the claim: a busy client's
+// delivery is neither claimed nor counted, a taken delivery leases no slot,
+// and a slot whose lease ended is taken over.
+func TestClaimDeliveryTakesSlot(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	doc, _ := deliveryFixture(t, s, ctx)
+	_, err := s.EnsureDelivery(ctx, store.Delivery{ID: "msg_2", DocumentID: doc.ID, ClientID: "acme", LogID: doc.LogID,
+		State: document.StateProcessedSuccess, Status: document.StatusSuccess}, time.Minute)
+	require.NoError(t, err)
+
+	first := slotOf("acme", 1)
+	dv, n, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, first)
+	require.NoError(t, err)
+	require.Equal(t, store.Claimed, res)
+	require.Equal(t, []any{"msg_1", 1, 0}, []any{dv.ID, dv.Attempts, n})
+	require.Equal(t, map[int]string{0: first.Holder}, leasedSlots(t, s, "acme"))
+
+	_, _, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, slotOf("acme", 1))
+	require.NoError(t, err)
+	require.Equal(t, store.ClaimBusy, res)
+	busy, err := s.Delivery(ctx, "msg_2")
+	require.NoError(t, err)
+	require.Equal(t, []any{0, (*time.Time)(nil)}, []any{busy.Attempts, busy.LeasedUntil}, "a busy client's delivery is not claimed")
+
+	// Slots are free, but the delivery is leased: no slot is taken for it.
+	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 3))
+	require.NoError(t, err)
+	require.Equal(t, store.ClaimTaken, res)
+	_, _, res, err = s.ClaimDelivery(ctx, "msg_missing", time.Minute, slotOf("acme", 3))
+	require.NoError(t, err)
+	require.Equal(t, store.ClaimTaken, res)
+	require.Equal(t, map[int]string{0: first.Holder}, leasedSlots(t, s, "acme"))
+
+	// A holder killed mid-call: its slot comes back when the lease ends,
+	// and its late release does not free the slot's new holder.
+	_, err = s.Pool().Exec(ctx, `UPDATE webhook_slots SET leased_until = now() - interval '1 second' WHERE client_id = 'acme'`)
+	require.NoError(t, err)
+	second := slotOf("acme", 1)
+	_, n, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, second)
+	require.NoError(t, err)
+	require.Equal(t, []any{store.Claimed, 0}, []any{res, n})
+	require.NoError(t, s.ReleaseWebhookSlot(ctx, first))
+	require.Equal(t, map[int]string{0: second.Holder}, leasedSlots(t, s, "acme"))
+	require.NoError(t, s.ReleaseWebhookSlot(ctx, second))
+	require.Empty(t, leasedSlots(t, s, "acme"))
+}
+
+// The statement that records an attempt releases the claim's slot: a
+// retry (no document change), and a 2xx's chain only when its
+// compare-and-set matched; a lost one leaves the slot to the caller.
+func TestRecordAttemptReleasesSlot(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	doc, _ := deliveryFixture(t, s, ctx)
+	claim := func() store.WebhookSlot {
+		t.Helper()
+		slot := slotOf("acme", 2)
+		_, n, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slot)
+		require.NoError(t, err)
+		require.Equal(t, store.Claimed, res)
+		slot.Slot = n
+		require.Equal(t, map[int]string{n: slot.Holder}, leasedSlots(t, s, "acme"))
+		return slot
+	}
+
+	slot := claim()
+	_, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 1, StatusCode: 500},
+		Outcome: store.DeliveryPending, CountFailure: true, NextAttempt: time.Now(), Slot: &slot})
+	require.NoError(t, err)
+	require.Empty(t, leasedSlots(t, s, "acme"), "released with the retry's record")
+
+	slot = claim()
+	chain := []store.Change{
+		{DocumentID: doc.ID, From: document.StateProcessedSuccess, To: document.StateSentSuccess, Actor: "dispatcher"},
+		{DocumentID: doc.ID, From: document.StateSentSuccess, To: document.StateFinishedSuccess, Actor: "dispatcher"},
+	}
+	stale := []store.Change{{DocumentID: doc.ID, From: document.StateProcessedRejected, To: document.StateSentRejected, Actor: "dispatcher"}}
+	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: stale, Slot: &slot})
+	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
+	require.Equal(t, map[int]string{slot.Slot: slot.Holder}, leasedSlots(t, s, "acme"), "a lost compare-and-set keeps the slot")
+	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
+		Outcome: store.DeliveryDelivered, Changes: chain, Slot: &slot})
+	require.NoError(t, err)
+	require.Empty(t, leasedSlots(t, s, "acme"), "released with the 2xx's record")
 }

@@ -197,6 +197,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 		return nil
 	})
 	require.Equal(t, 1.0, b.metric("docintake_dispatcher_endpoint_disabled_total"))
+	require.Zero(t, leasedSlots(t, b, "acme"), "the 410's record released the slot")
 	waitFor(t, 5*time.Second, func() error {
 		if v := b.metric("docintake_dispatcher_disabled_endpoints"); v != 1 {
 			return errorf("disabled endpoints gauge %v", v)

@@ -56,29 +56,17 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		"dispatcher deliver", attribute.String("docintake.log_id", job.GetLogId()),
 		attribute.String("docintake.delivery_id", job.GetDeliveryId()))
 	defer span.End()
-	// The slot comes first (this process's count before the shared lease),
-	// so jobs of a busy client bounce cheaply while others' go through.
-	release, ok, err := d.limits.tryAcquire(ctx, job.GetClientId())
-	if err != nil {
-		return err
-	}
+	// This process's count comes first, so jobs of a client whose calls
+	// all run here bounce without a round trip; the shared slot is leased
+	// with the claim.
+	local, ok := d.limits.local(job.GetClientId())
 	if !ok {
-		d.metrics.busy.Inc()
-		delay := jitter(d.tuning.BusyDelay*time.Duration(min(m.NumDelivered, 4)), 0.5)
-		if m.LastAttempt() {
-			// The broker would drop it now: hand it to the scheduler,
-			// which republishes it as a fresh message.
-			if _, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop); err != nil {
-				return err
-			}
-			return d.store.RescheduleDelivery(ctx, job.GetDeliveryId(), time.Now().Add(delay))
-		}
-		return queue.RetryAfter(delay, errClientBusy)
+		return d.busy(ctx, m, job, false)
 	}
-	defer release()
+	defer local()
 
 	// A job's first copy creates the delivery and reads the document with
-	// its client in the same statement.
+	// its client in the same statement; a later copy reads all three.
 	dv, doc, client, loaded, err := d.store.EnsureDeliveryWithDocument(ctx, deliveryFromJob(job), d.tuning.Backstop)
 	if err != nil {
 		return err
@@ -129,11 +117,35 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		now := time.Now()
 		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliveryPending, &now, "endpoint disabled")
 	}
-	dv, ok, err = d.store.ClaimDelivery(ctx, dv.ID, d.cfg.WebhookTimeout+d.tuning.LeaseMargin)
-	if err != nil || !ok {
-		return err // !ok: another worker is attempting it right now
+	dv, slot, res, err := d.limits.claim(ctx, job.GetClientId(), dv.ID, d.cfg.WebhookTimeout+d.tuning.LeaseMargin)
+	switch {
+	case err != nil:
+		return err
+	case res == store.ClaimBusy:
+		return d.busy(ctx, m, job, true)
+	case res == store.ClaimTaken:
+		return nil // another worker is attempting it right now
 	}
-	return d.attempt(ctx, dv, doc, client)
+	defer slot.release(ctx)
+	return d.attempt(ctx, dv, doc, client, slot)
+}
+
+// busy turns away a job whose client has no free slot, here or
+// system-wide: nak with a growing delay, or on the broker's last delivery
+// a handoff to the scheduler, which republishes it as a fresh message.
+// ensured says whether the delivery row exists already.
+func (d *dispatcher) busy(ctx context.Context, m queue.Delivery, job *jobspb.DeliverJob, ensured bool) error {
+	d.metrics.busy.Inc()
+	delay := jitter(d.tuning.BusyDelay*time.Duration(min(m.NumDelivered, 4)), 0.5)
+	if !m.LastAttempt() {
+		return queue.RetryAfter(delay, errClientBusy)
+	}
+	if !ensured {
+		if _, err := d.store.EnsureDelivery(ctx, deliveryFromJob(job), d.tuning.Backstop); err != nil {
+			return err
+		}
+	}
+	return d.store.RescheduleDelivery(ctx, job.GetDeliveryId(), time.Now().Add(delay))
 }
 
 func deliveryFromJob(j *jobspb.DeliverJob) store.Delivery {
@@ -232,11 +244,12 @@ func (d *dispatcher) readResult(ctx context.Context, doc document.Document) (str
 }
 
 // attempt makes one HTTP call and records it with its consequences.
-func (d *dispatcher) attempt(ctx context.Context, dv store.Delivery, doc document.Document, client document.Client) error {
+func (d *dispatcher) attempt(ctx context.Context, dv store.Delivery, doc document.Document, client document.Client, slot *heldSlot) error {
 	body, err := d.body(ctx, dv, doc)
 	if err != nil {
 		// Nothing was sent (result unreadable, object store down): give the
-		// lease back and try again after the backstop interval.
+		// lease back and try again after the backstop interval (the slot
+		// goes back with handle's release).
 		next := time.Now().Add(d.tuning.Backstop)
 		d.logger.Warn("cannot build webhook body, delivery postponed", zap.String("delivery", dv.ID),
 			zap.String("log_id", dv.LogID), zap.Time("next_attempt_at", next), zap.Error(err))
@@ -258,21 +271,21 @@ func (d *dispatcher) attempt(ctx context.Context, dv store.Delivery, doc documen
 	switch {
 	case res.OK():
 		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "delivered").Inc()
-		return d.delivered(rctx, dv, doc, a, summary)
+		return d.delivered(rctx, dv, doc, a, summary, slot)
 	case res.StatusCode == http.StatusGone:
 		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "disabled").Inc()
-		return d.gone(rctx, dv, doc, a, summary)
+		return d.gone(rctx, dv, doc, a, summary, slot)
 	}
 	if dv.Failures+1 > len(d.cfg.WebhookRetry) {
 		d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "failed").Inc()
-		return d.exhausted(rctx, dv, doc, a, summary)
+		return d.exhausted(rctx, dv, doc, a, summary, slot)
 	}
 	delay := jitter(d.cfg.WebhookRetry[dv.Failures], 0.2)
 	if res.RetryAfter > 0 {
 		delay = res.RetryAfter // the client knows when it can take more
 	}
 	d.metrics.attempts.WithLabelValues(codeClass(res.StatusCode), "retry").Inc()
-	_, err = d.store.RecordAttempt(rctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, CountFailure: true,
+	_, err = slot.record(rctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, CountFailure: true,
 		NextAttempt: time.Now().Add(delay)})
 	if err != nil {
 		return err
@@ -298,7 +311,7 @@ func codeClass(code int) string {
 
 // delivered records a 2xx: attempt, delivery, sent_* and finished_* (each
 // step with its event) in one statement.
-func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
+func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string, slot *heldSlot) error {
 	for range 2 { // a second try when the document moved under us
 		var changes []store.Change
 		if to := document.SentState(dv.State, doc.State); to != "" {
@@ -309,7 +322,7 @@ func (d *dispatcher) delivered(ctx context.Context, dv store.Delivery, doc docum
 		} else if fin, ok := d.finishChange(dv, doc.State, doc.ID); ok {
 			changes = append(changes, fin) // sent already: close it with the attempt
 		}
-		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryDelivered, Changes: changes})
+		_, err := slot.record(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryDelivered, Changes: changes})
 		if document.ErrorKind(err) == document.ECONFLICT && len(changes) > 0 {
 			if doc, err = d.store.Document(ctx, doc.ID); err != nil {
 				return err
@@ -353,8 +366,8 @@ func (d *dispatcher) finish(ctx context.Context, dv store.Delivery, doc document
 // gone handles 410: the client's endpoint is disabled (ops alert) and the
 // delivery waits, not counting the attempt against the schedule, until an
 // operator re-enables the endpoint.
-func (d *dispatcher) gone(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
-	if _, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, NextAttempt: time.Now()}); err != nil {
+func (d *dispatcher) gone(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string, slot *heldSlot) error {
+	if _, err := slot.record(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryPending, NextAttempt: time.Now()}); err != nil {
 		return err
 	}
 	if err := d.store.SetWebhookEnabled(ctx, dv.ClientID, false); err != nil {
@@ -369,14 +382,14 @@ func (d *dispatcher) gone(ctx context.Context, dv store.Delivery, doc document.D
 // exhausted records the last failed attempt and gives up: outcomes end in
 // finished_with_failure (the result stays and can be redelivered);
 // notifications just stay undelivered.
-func (d *dispatcher) exhausted(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string) error {
+func (d *dispatcher) exhausted(ctx context.Context, dv store.Delivery, doc document.Document, a store.DeliveryAttempt, summary string, slot *heldSlot) error {
 	for range 2 {
 		var changes []store.Change
 		if to := document.ExhaustedState(dv.State, doc.State); to != "" {
 			changes = append(changes, store.Change{DocumentID: doc.ID, From: doc.State, To: to,
 				Actor: "dispatcher", Detail: summary + "; retry schedule exhausted"})
 		}
-		_, err := d.store.RecordAttempt(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryFailed, CountFailure: true, Changes: changes})
+		_, err := slot.record(ctx, store.AttemptResult{Attempt: a, Outcome: store.DeliveryFailed, CountFailure: true, Changes: changes})
 		if document.ErrorKind(err) == document.ECONFLICT && len(changes) > 0 {
 			if doc, err = d.store.Document(ctx, doc.ID); err != nil {
 				return err

@@ -210,12 +210,12 @@ var statementBudget = map[string]roundTrips{
 	// template version (pin + last use + event), one statement for
 	// processed_success + event + deliver job.
 	"processor": {statements: 3, transactions: 0},
-	// dispatcher (before: 18, 2; then 10, 1): the client's slot, the
-	// delivery row created with the document and its client read in the
-	// same statement, the claim, one statement for attempt + delivery
-	// outcome + sent_success + finished_success (one event per step), and
-	// the slot's release.
-	"dispatcher": {statements: 5, transactions: 0},
+	// dispatcher (before: 18, 2; then 10, 1; then 5): the delivery row
+	// created with the document and its client read in the same
+	// statement, the claim with the client's shared slot, one statement
+	// for attempt + delivery outcome + sent_success + finished_success
+	// (one event per step) + the slot's release.
+	"dispatcher": {statements: 3, transactions: 0},
 }
 
 // The pipeline's PostgreSQL round trips per document, counted with a pgx
