@@ -18,7 +18,9 @@ import (
 // anyMapper resolves every key, as the benchmark's articles table would.
 type anyMapper struct{}
 
-func (anyMapper) Lookup(_ context.Context, _, key string) (string, bool, error) { return "M-" + key, true, nil }
+func (anyMapper) Lookup(_ context.Context, _, key string) (string, bool, error) {
+	return "M-" + key, true, nil
+}
 
 // BenchmarkDocumentCPU is the processor's own Go work for one Contoso
 // purchase order, in process: the attachment scan (embedded.Run), the
