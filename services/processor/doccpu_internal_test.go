@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,9 +63,7 @@ func BenchmarkDocumentCPU(b *testing.B) {
 	d := document.Document{LogID: "log", MessageID: "msg", Template: "contoso-po"}
 	opts := template.RunOptions{Template: v.Name, Mapper: anyMapper{}, Mode: d.ResultMode, ReceivedAt: time.Now()}
 	b.ReportAllocs()
-	// CPU per document next to ns/op: on a shared machine the wall time
-	// says more about the neighbours than about this work.
-	cpu0, n := processCPU(b), 0
+	cpu0, n := templatetest.ProcessCPU(b), 0
 	for i := 0; b.Loop(); i++ {
 		n++
 		dc := docs[i%len(docs)]
@@ -88,14 +85,5 @@ func BenchmarkDocumentCPU(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
-}
-
-// processCPU is this process's user and system CPU time so far.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(templatetest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
 }
