@@ -150,10 +150,41 @@ func mayHaveAttachments(pdf []byte) bool {
 
 var attachmentNames = [][]byte{[]byte("EmbeddedFile"), []byte("/EF")}
 
+// attachmentAnchors are attachmentNames with the offset of their F. An F is
+// rare in compressed data and in the structure dictionaries that fill most
+// object streams, unlike the '/' and 'E' that bytes.Contains would anchor
+// on (it spent as long on a Contoso PO's names as inflating them took).
+var attachmentAnchors = func() []anchor {
+	var a []anchor
+	for _, n := range attachmentNames {
+		f := bytes.IndexByte(n, 'F')
+		if f < 0 {
+			panic("pdftext: attachment name " + string(n) + " without an F")
+		}
+		a = append(a, anchor{n, f})
+	}
+	return a
+}()
+
+type anchor struct {
+	name []byte
+	f    int // offset of the name's first F
+}
+
+// mentionsAttachment reports whether b contains one of attachmentNames, as
+// bytes.Contains would, in one pass over b's F bytes: every occurrence of a
+// name has its first F at the same offset.
 func mentionsAttachment(b []byte) bool {
-	for _, s := range attachmentNames {
-		if bytes.Contains(b, s) {
-			return true
+	for i := 0; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], 'F')
+		if j < 0 {
+			return false
+		}
+		i += j
+		for _, a := range attachmentAnchors {
+			if start := i - a.f; start >= 0 && bytes.HasPrefix(b[start:], a.name) {
+				return true
+			}
 		}
 	}
 	return false

@@ -5,9 +5,13 @@ import (
 	"compress/zlib"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -126,4 +130,35 @@ func TestAttachmentNamedOnlyInObjectStream(t *testing.T) {
 	got, err := Attachments(context.Background(), pdf, AttachmentLimits{})
 	require.NoError(t, err)
 	require.Equal(t, []Attachment{{Index: 1, Name: "order-x.xml", Data: []byte("<order/>")}}, got)
+}
+
+// mentionsAttachment answers as bytes.Contains does for each name: on
+// random bytes drawn from the names' letters (so near misses and overlaps
+// abound) and on every corpus PDF.
+func TestMentionsAttachmentIsContains(t *testing.T) {
+	t.Parallel()
+	ref := func(b []byte) bool {
+		return bytes.Contains(b, []byte("EmbeddedFile")) || bytes.Contains(b, []byte("/EF"))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const letters = "/EFmbedFilexF"
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		if rng.IntN(4) == 0 {
+			name := []string{"EmbeddedFile", "/EF", "EmbeddedFil", "/E", "mbeddedFile"}[rng.IntN(5)]
+			at := rng.IntN(len(b) + 1)
+			b = append(b[:at:at], append([]byte(name), b[at:]...)...)
+		}
+		require.Equal(t, ref(b), mentionsAttachment(b), "%q", b)
+	}
+	pdfs, err := filepath.Glob(filepath.Join(repotest.Shared(t), "corpus", "*", "*.pdf"))
+	require.NoError(t, err)
+	for _, p := range pdfs {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.Equal(t, ref(b), mentionsAttachment(b), p)
+	}
 }
