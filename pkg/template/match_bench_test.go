@@ -2,9 +2,7 @@ package template_test
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
@@ -21,20 +19,12 @@ func BenchmarkSetMatch(b *testing.B) {
 	}
 	// CPU per document next to ns/op: on a shared machine the wall time
 	// says more about the neighbours than about Match.
-	cpu0, n := processCPU(b), 0
+	cpu0, n := templatetest.ProcessCPU(b), 0
 	for i := 0; b.Loop(); i++ {
 		if tpl, _ := set.Match(texts[i%len(texts)]); tpl == nil {
 			b.Fatal("no template matched")
 		}
 		n++
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
-}
-
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(templatetest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
 }

@@ -32,6 +32,10 @@ type Regex struct {
 	kind    foundKind
 	literal string
 	fold    []rune
+	// need, when set, lists literals one of which every match contains:
+	// a text holding none of them is answered "no match" without the
+	// engine (see requiredLiterals).
+	need []needle
 }
 
 // foundKind classifies what a pattern's mere presence test amounts to.
@@ -62,6 +66,7 @@ func CompileRegex(src string) (*Regex, error) {
 		if err == nil {
 			r := &Regex{Source: src, re2: re, names: re.SubexpNames()}
 			r.classify(tr)
+			r.need = requiredLiterals(tr, re)
 			return r, nil
 		}
 		// Fall through: some Python syntax is only valid for the backtracker.
@@ -103,6 +108,9 @@ func (m match) group(s string, i int) (string, bool) {
 // search returns the first match in s or nil.
 func (r *Regex) search(s string) (match, error) {
 	if r.re2 != nil {
+		if !r.mayMatch(s) {
+			return nil, nil
+		}
 		return r.re2.FindStringSubmatchIndex(s), nil
 	}
 	ms, err := r.findAll(s, 1)
@@ -140,25 +148,52 @@ func (r *Regex) classify(tr string) {
 
 // containsFold reports whether s contains pat with runes compared as Go's
 // regexp compares a case-folded literal: equal, or in one another's
-// unicode.SimpleFold orbit.
+// unicode.SimpleFold orbit. Candidates are found with strings.IndexAny on
+// the first rune's orbit, which visits rune starts as ranging over s does
+// (an ASCII byte is always a rune of its own, even in invalid UTF-8).
 func containsFold(s string, pat []rune) bool {
 	if len(pat) == 0 {
 		return true
 	}
-	for i := range s {
-		j, k := i, 0
-		for k < len(pat) && j < len(s) {
-			c, n := utf8.DecodeRuneInString(s[j:])
-			if !sameFold(c, pat[k]) {
-				break
-			}
-			j, k = j+n, k+1
+	first := foldOrbit(pat[0])
+	for i := 0; i < len(s); {
+		j := strings.IndexAny(s[i:], first)
+		if j < 0 {
+			return false
 		}
-		if k == len(pat) {
+		i += j
+		if hasPrefixFold(s[i:], pat) {
 			return true
 		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
 	}
 	return false
+}
+
+// foldOrbit is r and every rune case-folding to it, as a string.
+func foldOrbit(r rune) string {
+	orbit := string(r)
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		orbit += string(f)
+	}
+	return orbit
+}
+
+// hasPrefixFold reports whether s starts with pat under sameFold.
+func hasPrefixFold(s string, pat []rune) bool {
+	j := 0
+	for _, p := range pat {
+		if j == len(s) {
+			return false
+		}
+		c, n := utf8.DecodeRuneInString(s[j:])
+		if !sameFold(c, p) {
+			return false
+		}
+		j += n
+	}
+	return true
 }
 
 func sameFold(a, b rune) bool {
@@ -186,7 +221,7 @@ func (r *Regex) found(s string) (bool, error) {
 		return true, nil
 	}
 	if r.re2 != nil {
-		return r.re2.MatchString(s), nil
+		return r.mayMatch(s) && r.re2.MatchString(s), nil
 	}
 	m, err := r.search(s)
 	return m != nil, err
@@ -196,6 +231,9 @@ func (r *Regex) found(s string) (bool, error) {
 // Python's finditer.
 func (r *Regex) findAll(s string, n int) ([]match, error) {
 	if r.re2 != nil {
+		if !r.mayMatch(s) {
+			return []match{}, nil
+		}
 		idx := r.re2.FindAllStringSubmatchIndex(s, n)
 		out := make([]match, len(idx))
 		for i, m := range idx {
@@ -242,7 +280,7 @@ func (r *Regex) sub(s, repl string) (string, error) {
 	if r.re2 != nil {
 		// Most replace options do not match most documents: a match-only
 		// scan (no groups) settles that before collecting matches.
-		if !r.re2.MatchString(s) {
+		if !r.mayMatch(s) || !r.re2.MatchString(s) {
 			return s, nil
 		}
 		if !strings.Contains(repl, `\`) {
@@ -509,4 +547,109 @@ func pythonForRegexp2(src string) string {
 		}
 	}
 	return b.String()
+}
+
+// needle is one literal of Regex.need: text compared exactly, or, when fold
+// is set, its runes under case folding as the regex engine compares them.
+type needle struct {
+	text string
+	fold []rune
+}
+
+func (n needle) in(s string) bool {
+	if n.fold != nil {
+		return containsFold(s, n.fold)
+	}
+	return strings.Contains(s, n.text)
+}
+
+// mayMatch is false only when s holds none of the literals every match
+// needs. Go's regexp skips ahead only to a literal prefix, and none under
+// (?i); without one its backtracker tries each position of the text, so a
+// rule like (?i)(\binvoice\b|rechnung) costs far more than three substring
+// tests on the many documents where it does not match.
+func (r *Regex) mayMatch(s string) bool {
+	if r.need == nil {
+		return true
+	}
+	for _, n := range r.need {
+		if n.in(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNeedles bounds the alternatives a prefilter tests.
+const maxNeedles = 8
+
+// requiredLiterals returns literals one of which every match of the
+// translated pattern tr contains, read from the syntax tree Go's regexp
+// compiles (parsed with the same flags, simplified), or nil when there are
+// none worth testing: no literal of two or more bytes is required, or the
+// pattern has a literal prefix of two or more, which Go's regexp already
+// searches for before it runs the engine.
+func requiredLiterals(tr string, re *regexp.Regexp) []needle {
+	t, err := syntax.Parse(tr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	need, ok := required(t.Simplify())
+	if !ok {
+		return nil
+	}
+	prefix, _ := re.LiteralPrefix()
+	if minLen(need) < 2 || len(prefix) >= 2 {
+		return nil
+	}
+	return need
+}
+
+// required is requiredLiterals' walk: ok says every match of re contains
+// one of need.
+func required(re *syntax.Regexp) (need []needle, ok bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return []needle{{text: string(re.Rune), fold: append([]rune(nil), re.Rune...)}}, true
+		}
+		return []needle{{text: string(re.Rune)}}, true
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		// Every part is in every match: take the part whose literals
+		// are the longest.
+		for _, sub := range re.Sub {
+			if n, ok := required(sub); ok && (need == nil || minLen(n) > minLen(need)) {
+				need = n
+			}
+		}
+		return need, need != nil
+	case syntax.OpAlternate:
+		// A match is one alternative's: each must require a literal.
+		for _, sub := range re.Sub {
+			n, ok := required(sub)
+			if !ok || len(need)+len(n) > maxNeedles {
+				return nil, false
+			}
+			need = append(need, n...)
+		}
+		return need, true
+	}
+	return nil, false
+}
+
+// minLen is the length in bytes of the shortest literal of need.
+func minLen(need []needle) int {
+	short := -1
+	for _, n := range need {
+		if short < 0 || len(n.text) < short {
+			short = len(n.text)
+		}
+	}
+	return short
 }
