@@ -113,6 +113,8 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	defer hardStop()
 	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
+	pool := startWorkers(concurrency, &inflight)
+	defer pool.stop()
 	var iterErr error
 	for ctx.Err() == nil {
 		select {
@@ -141,7 +143,7 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 			iter.Stop()
 			continue
 		}
-		inflight.Go(func() {
+		pool.Go(func() {
 			defer func() { <-slots }()
 			c.handle(workCtx, msg)
 		})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -330,6 +332,44 @@ func TestConsumeConcurrencyBound(t *testing.T) {
 	require.Len(t, seen, 6)
 	require.EqualValues(t, 2, peak.Load())
 	waitFor(t, 10*time.Second, wantMsgs(t.Context(), b.js, b.cfg.Stream, 0))
+}
+
+// TestConsumeReusesWorkers: handlers run on `concurrency` long-lived
+// goroutines, not one new goroutine per message (each new one grew its
+// stack again through the handler's deep call chains).
+func TestConsumeReusesWorkers(t *testing.T) {
+	t.Parallel()
+	b := setupConsume(t, nil)
+	var ids []string
+	for i := range 20 {
+		ids = append(ids, fmt.Sprintf("L%d", i))
+	}
+	b.publish(t, ids...)
+	var mu sync.Mutex
+	goroutines := map[string]bool{}
+	done := make(chan struct{}, len(ids))
+	h := func(_ context.Context, d queue.Delivery) error {
+		mu.Lock()
+		goroutines[goroutineID()] = true
+		mu.Unlock()
+		done <- struct{}{}
+		return nil
+	}
+	startConsume(t, b.cons, 2, h, b.opts(t))
+	for range ids {
+		recv(t, done)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.LessOrEqual(t, len(goroutines), 2, "20 messages on at most 2 worker goroutines")
+}
+
+// goroutineID is the calling goroutine's number from its stack header
+// ("goroutine 42 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
 }
 
 func TestConsumeReturnsErrorWhenConsumerDeleted(t *testing.T) {

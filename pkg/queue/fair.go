@@ -247,6 +247,8 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 
 	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
+	pool := startWorkers(concurrency, &inflight)
+	defer pool.stop()
 	for {
 		slots <- struct{}{}
 		tenant, msg := q.take()
@@ -254,7 +256,7 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 			<-slots
 			break
 		}
-		inflight.Go(func() {
+		pool.Go(func() {
 			defer func() { <-slots }()
 			defer q.done(tenant)
 			c.handle(workCtx, msg)
