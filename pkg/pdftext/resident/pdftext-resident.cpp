@@ -50,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include <malloc.h>
 #include <unistd.h>
 
 // Text extraction converts no colours, yet poppler builds a Little CMS
@@ -206,6 +207,15 @@ int main(int argc, char **argv) {
         }
     }
     poppler::set_debug_error_function(quiet, nullptr);
+    // One document allocates and frees many objects, some of them large:
+    // with glibc's defaults every block of 128 KiB or more is an mmap and
+    // munmap of its own, and the heap's top is given back to the kernel
+    // (brk) and taken again for the next document. A long-lived helper
+    // keeps what it took instead: its address space is bounded by the
+    // sandbox's rlimit and its RSS by the pool's recycling.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
     if (!send_frame("docintake-pdftext-resident 1 poppler " + poppler::version_string() + "\n")) return 1;
     for (;;) {
         char head[4];
