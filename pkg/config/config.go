@@ -281,7 +281,7 @@ var Vars = []Var{
 	{"INTAKE_EMBEDDED_MAX_COUNT", "16", "PDF attachments read per document when looking for an embedded Order-X/UBL/Factur-X document; later ones are ignored.", integer(func(c *Config) *int { return &c.EmbeddedMaxCount })},
 	{"INTAKE_EMBEDDED_MAX_BYTES", "10485760", "Largest PDF attachment read (10 MiB); larger ones are ignored.", byteSize(func(c *Config) *int64 { return &c.EmbeddedMaxBytes })},
 	{"INTAKE_EMBEDDED_TIMEOUT", "10s", "Deadline for listing and reading one PDF's attachments.", duration(func(c *Config) *time.Duration { return &c.EmbeddedTimeout })},
-	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = GOMAXPROCS).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
+	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = twice GOMAXPROCS: a document waits on S3, PostgreSQL and JetStream for part of its time, so as many documents as cores leave cores idle).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
 	{"INTAKE_PROCESSOR_CLIENT_CONCURRENCY", "0", "Documents of one client a processor works on at once (0 = INTAKE_PROCESSOR_CONCURRENCY). Clients always take turns; INTAKE_PROCESSOR_CONCURRENCY-1 also keeps a slot free for other clients while one client's documents hang.", integer(func(c *Config) *int { return &c.ProcessorClientConcurrency })},
 	{"INTAKE_PROCESSOR_FAIR_WINDOW", "256", "Jobs a processor pulls ahead of its workers (heartbeating them) so that clients take turns: a client's job within this window waits for at most one job of each other client.", integer(func(c *Config) *int { return &c.ProcessorFairWindow })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
@@ -320,7 +320,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.PDFWorkers = runtime.GOMAXPROCS(0)
 	}
 	if c.ProcessorConcurrency == 0 {
-		c.ProcessorConcurrency = runtime.GOMAXPROCS(0)
+		// Extraction is CPU-bound (INTAKE_PDF_WORKERS helpers, one per core),
+		// but a document also waits for its source PDF, its result puts and
+		// its commits: with one document per core the cores idled through
+		// those waits (make bench: 1.7 of 2 cores busy at the maximum), and
+		// one slow commit held half the capacity (p99 at half load 170–250
+		// ms against 28 ms with two per core).
+		c.ProcessorConcurrency = 2 * runtime.GOMAXPROCS(0)
 	}
 	return c, c.validate()
 }

@@ -137,7 +137,7 @@ func (r *Report) Markdown(command string) string {
 	if len(r.Env) > 0 {
 		settings += " with " + strings.Join(r.Env, " ")
 	}
-	w("Command: `%s`. Corpus: %s. Services: %s (processor concurrency = GOMAXPROCS).\n\n", command, r.Corpus, settings)
+	w("Command: `%s`. Corpus: %s. Services: %s (processor concurrency = 2 × GOMAXPROCS).\n\n", command, r.Corpus, settings)
 	w("| # | measure | result | target | |\n|---|---|---|---|---|\n")
 	if r.ScaleOnly {
 		r.Scaling.markdownRows(w)
