@@ -26,7 +26,6 @@ import (
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 )
 
 // worker holds what handling one job needs; handle is safe for concurrent
@@ -43,6 +42,7 @@ type worker struct {
 	maxPDF      int64
 	metrics     *metrics
 	embedded    embedded.Limits // attachments read for structured documents
+	putters     *putters        // second result puts
 }
 
 // Job outcomes, the label values of docintake_processor_jobs_total.
@@ -262,21 +262,21 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 	// document overwrites its own earlier results instead of leaving copies.
 	xmlKey := objectstore.ResultKey(doc.LogID, doc.CreatedAt, "xml")
 	jsonKey := objectstore.ResultKey(doc.LogID, doc.CreatedAt, "json")
-	// The two puts go out together: the document waits for one object
-	// store round trip instead of two (a worker's time is mostly such waits).
-	g, gctx := errgroup.WithContext(ctx)
-	for _, o := range []struct {
-		key, ct string
-		body    []byte
-	}{{xmlKey, "application/xml", res.xml}, {jsonKey, "application/json", res.json}} {
-		g.Go(func() error {
-			if err := w.objects.Put(gctx, o.key, bytes.NewReader(o.body), int64(len(o.body)), o.ct); err != nil {
-				return fmt.Errorf("write result %s: %w", o.key, err)
-			}
-			return nil
-		})
+	// The two puts go out together (the JSON on a putter): the document
+	// waits for one object store round trip instead of two, and a worker's
+	// time is mostly such waits.
+	put := func(key, ct string, body []byte) error {
+		if err := w.objects.Put(ctx, key, bytes.NewReader(body), int64(len(body)), ct); err != nil {
+			return fmt.Errorf("write result %s: %w", key, err)
+		}
+		return nil
 	}
-	if err := g.Wait(); err != nil {
+	jsonDone := w.putters.do(func() error { return put(jsonKey, "application/json", res.json) })
+	err := put(xmlKey, "application/xml", res.xml)
+	if jerr := <-jsonDone; err == nil {
+		err = jerr
+	}
+	if err != nil {
 		w.metrics.job(outRetry)
 		return err
 	}
