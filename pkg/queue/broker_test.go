@@ -42,11 +42,12 @@ func TestBrokerCrashAndRestart(t *testing.T) {
 	}, queue.ConsumeOptions{Logger: zaptest.NewLogger(t)})
 
 	add := func(from, to int) {
+		var rows []queue.OutboxMessage
 		for i := from; i < to; i++ {
 			logID := fmt.Sprintf("L%d", i)
-			src.add(cfg.ProcessSubject("acme"), testMsgID(logID, 1), logID)
+			rows = append(rows, src.add(cfg.ProcessSubject("acme"), testMsgID(logID, 1), logID))
 		}
-		relay.Notify()
+		relay.Handoff(rows)
 	}
 	add(0, 3)
 	for range 3 {

@@ -76,7 +76,7 @@ const maxHanded = 10000
 // batched, with one statement. Rows it was not handed — written by a
 // process without a relay, or whose process died before publishing them —
 // are claimed from the table by the poll (every PollInterval, rows older
-// than ClaimAge), by Notify, or by Flush. A row is published before it is
+// than ClaimAge) or by Flush. A row is published before it is
 // deleted; if the relay dies in between, the row is published again later
 // with the same Nats-Msg-Id and the stream drops the copy (within its
 // duplicates window), so every job reaches the stream once.
@@ -88,7 +88,6 @@ type Relay struct {
 	logger  *zap.Logger
 	opts    RelayOptions
 	wake    chan struct{} // rows were handed over
-	notify  chan struct{} // rows were committed without a hand-over
 	running prometheus.Gauge
 	relayed prometheus.Counter
 
@@ -119,7 +118,7 @@ func NewRelay(src OutboxSource, pub BatchPublisher, logger *zap.Logger, opts Rel
 		opts.PublishTimeout = d.RelayPublishTimeout
 	}
 	r := &Relay{src: src, pub: pub, logger: logger.With(zap.String("component", "outbox_relay")), opts: opts,
-		wake: make(chan struct{}, 1), notify: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "docintake_outbox_relays",
 			Help: "Outbox relays running in this process (one per process)."}),
 		relayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "docintake_outbox_relayed_total",
@@ -146,16 +145,6 @@ func (r *Relay) Handoff(rows []OutboxMessage) {
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Notify wakes the relay to claim rows committed without a hand-over
-// (another process's store, a test writing rows by hand). It never blocks;
-// notifications while the relay is busy coalesce into one more pass.
-func (r *Relay) Notify() {
-	select {
-	case r.notify <- struct{}{}:
 	default:
 	}
 }
@@ -264,8 +253,7 @@ func (r *Relay) pendingDeletes() int {
 
 // Run relays until ctx is cancelled, then returns nil: rows handed over at
 // once, their deletion within DeleteDelay (or as soon as a batch is full),
-// rows not handed over on Notify and, once they are ClaimAge old, at every
-// PollInterval. Failures (broker or database down) are logged and retried
+// rows not handed over once they are ClaimAge old, at every PollInterval. Failures (broker or database down) are logged and retried
 // at the next wake-up; they never end Run.
 func (r *Relay) Run(ctx context.Context) error {
 	r.running.Inc()
@@ -291,9 +279,6 @@ func (r *Relay) Run(ctx context.Context) error {
 			return nil // Serve's final Flush publishes and deletes the rest
 		case <-r.wake:
 			r.publishHanded(ctx)
-		case <-r.notify:
-			_, err := r.claim(ctx, 0)
-			warn(err)
 		case <-tick.C:
 			_, err := r.claim(ctx, r.opts.ClaimAge)
 			warn(err)

@@ -214,24 +214,6 @@ func TestRelayPublishErrorGivesBackFailedRows(t *testing.T) {
 	require.Equal(t, []string{"m0", "m1", "m3", "m4", "m2"}, pub.ids())
 }
 
-func TestRelayRunWakesOnNotify(t *testing.T) {
-	t.Parallel()
-	src, pub := newMemOutbox(), newFakePublisher()
-	// Polling would take an hour: only Notify can explain a prompt publish.
-	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{PollInterval: time.Hour})
-	runRelay(t, r)
-	recv(t, src.calls) // the initial pass found nothing
-
-	src.add("s", "m1", "")
-	r.Notify()
-	require.Equal(t, "m1", recv(t, pub.published))
-	r.Notify()
-	r.Notify() // coalesces, never blocks
-	src.add("s", "m2", "")
-	r.Notify()
-	require.Equal(t, "m2", recv(t, pub.published))
-}
-
 // TestRelayRunPolls: the poll claims rows nobody handed over or notified
 // about once they are ClaimAge old, and leaves younger ones to the relay of
 // the process that wrote them.
@@ -440,7 +422,7 @@ func TestPublishBatch(t *testing.T) {
 }
 
 // TestRelayServe runs work beside the relay: rows committed while work runs
-// are relayed on Notify, the relay outlives work, and rows committed in
+// are relayed when handed over, the relay outlives work, and rows committed in
 // work's last moments are published by the final flush. The relay gauge
 // shows one relay while it runs.
 func TestRelayServe(t *testing.T) {
@@ -466,15 +448,11 @@ func TestRelayServe(t *testing.T) {
 	err := r.Serve(ctx, 5*time.Second, func(ctx context.Context) error {
 		recv(t, src.calls) // the relay's first pass
 		require.Equal(t, 1.0, gauge())
-		src.add("s", "during", "")
-		r.Notify()
+		r.Handoff([]queue.OutboxMessage{src.add("s", "during", "")})
 		require.Equal(t, "during", recv(t, pub.published))
-		handed := src.add("s", "handed", "")
-		r.Handoff([]queue.OutboxMessage{handed})
-		require.Equal(t, "handed", recv(t, pub.published))
 		cancel() // the process is told to stop; its services drain
 		<-ctx.Done()
-		src.add("s", "last", "") // committed while draining, no Notify
+		src.add("s", "last", "") // committed while draining, not handed over
 		r.Handoff([]queue.OutboxMessage{src.add("s", "last-handed", "")})
 		return errors.New("work failed")
 	})
