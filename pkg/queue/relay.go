@@ -20,10 +20,10 @@ type OutboxMessage = jobs.Message
 // OutboxSource is the outbox table (implemented by pkg/store).
 type OutboxSource interface {
 	// RelayOutbox claims up to limit unsent rows committed at least minAge
-	// ago and deletes them (one DELETE … FOR UPDATE SKIP LOCKED in one
-	// transaction, so several relays never publish the same row at the same
-	// time), calls publish once with the whole batch in id order, puts back
-	// the rows whose publish failed and commits. publish returns nil when
+	// ago (FOR UPDATE SKIP LOCKED in one transaction, so several relays
+	// never publish the same row at the same time), calls publish once with
+	// the whole batch in id order, deletes the rows it published and
+	// commits. publish returns nil when
 	// every message was published, else one error per message (nil:
 	// published). Returns how many rows were published and the first
 	// publish error.

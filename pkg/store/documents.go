@@ -2,11 +2,9 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -324,25 +322,21 @@ func (s *Store) written(rows []OutboxRow, ids []int64, msgIDs []string) {
 		return
 	}
 	// The INSERT … SELECT FROM unnest gives no order guarantee: pair each
-	// new id with its row by msg id (rows of one statement never share one
-	// in practice; if they did, either row carries the same job).
-	byMsgID := make(map[string][]OutboxRow, len(rows))
+	// new id with its row by msg id. Two rows of one statement never share
+	// one in practice; if they did, the stream would keep only one job of
+	// that id anyway.
+	byMsgID := make(map[string]OutboxRow, len(rows))
 	for _, r := range rows {
-		byMsgID[r.MsgID] = append(byMsgID[r.MsgID], r)
+		byMsgID[r.MsgID] = r
 	}
-	out := make([]OutboxRow, 0, len(ids))
+	out := make([]OutboxRow, len(ids))
 	for i, id := range ids {
-		cands := byMsgID[msgIDs[i]]
-		if len(cands) == 0 {
-			continue // cannot happen: the row came from rows; the poll publishes it
-		}
-		r := cands[0]
-		byMsgID[msgIDs[i]] = cands[1:]
+		r := byMsgID[msgIDs[i]]
 		if r.Payload == nil {
-			r.Payload = []byte{}
+			r.Payload = []byte{} // as stored and as a claim reads it back
 		}
 		r.ID = id
-		out = append(out, r)
+		out[i] = r
 	}
 	if s.txRows != nil {
 		*s.txRows = append(*s.txRows, out...)
@@ -397,95 +391,53 @@ func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payload
 
 // RelayOutbox claims up to limit unsent rows committed at least minAge ago
 // with FOR UPDATE SKIP LOCKED (so several relays share the work without
-// blocking), calls publish once with the batch in id order, gives back the
-// rows whose publish failed and commits. publish returns nil when every row
-// was published, else one error per row (nil: published). If the process
-// dies between publish and commit, the rows are published again later with
-// the same MsgID and the broker's dedup window drops the copy. Returns how
-// many rows were published and removed, and the first publish error.
+// blocking), calls publish once with the batch in id order, deletes the
+// rows it published and commits; a row whose publish failed stays. publish
+// returns nil when every row was published, else one error per row (nil:
+// published). If the process dies between publish and commit, the rows
+// are published again later with the same MsgID and the broker's dedup
+// window drops the copy. Returns how many rows were published and the
+// first publish error. (Rows that a relay of an older release marked with
+// sent_at are skipped.)
 //
-// The claim deletes the batch in the same statement (the row locks are held
-// until the commit either way), so a batch costs BEGIN, one DELETE …
-// RETURNING and COMMIT; only a publish error adds a statement, which puts
-// the unpublished rows back as they were. A published row is gone: the
-// outbox holds only what is still to be published. (Rows that a relay of
-// an older release marked with sent_at are skipped.)
-//
-// minAge leaves the rows that the process which wrote them has been handed
-// (HandOutboxTo) to that process: its relay publishes them within
-// milliseconds and deletes them itself (DeleteOutbox).
+// This is the cold path: minAge leaves the rows the process which wrote
+// them has been handed (HandOutboxTo) to that process, whose relay
+// publishes them within milliseconds and deletes them itself
+// (DeleteOutbox).
 func (s *Store) RelayOutbox(ctx context.Context, limit int, minAge time.Duration, publish func(ctx context.Context, batch []OutboxRow) []error) (int, error) {
 	var sent int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `DELETE FROM outbox WHERE id IN (
-				SELECT id FROM outbox WHERE sent_at IS NULL AND created_at <= now() - $2::interval
-				ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-			RETURNING id, subject, msg_id, payload, headers, created_at`, limit, minAge)
+		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers FROM outbox
+			WHERE sent_at IS NULL AND created_at <= now() - $2::interval
+			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, minAge)
 		if err != nil {
 			return translate(err, "claim outbox")
 		}
-		type claimed struct {
-			OutboxRow
-			created time.Time
-			headers []byte
-		}
-		var batch []claimed
-		for rows.Next() {
-			var m claimed
-			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.headers, &m.created); err != nil {
-				rows.Close()
-				return translate(err, "scan outbox")
-			}
-			if len(m.headers) > 0 {
-				if err := json.Unmarshal(m.headers, &m.Headers); err != nil {
-					rows.Close()
-					return fmt.Errorf("outbox %d headers: %w", m.ID, err)
-				}
-			}
-			batch = append(batch, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxRow, error) {
+			var m OutboxRow
+			err := r.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.Headers)
+			return m, err
+		})
+		if err != nil || len(batch) == 0 {
 			return translate(err, "claim outbox")
 		}
-		if len(batch) == 0 {
-			return nil
-		}
-		// RETURNING comes in no particular order; publish in id order.
-		slices.SortFunc(batch, func(a, b claimed) int { return cmp.Compare(a.ID, b.ID) })
-		msgs := make([]OutboxRow, len(batch))
-		for i, m := range batch {
-			msgs[i] = m.OutboxRow
-		}
-		errs := publish(ctx, msgs)
-		var back struct {
-			ids      []int64
-			created  []time.Time
-			subjects []string
-			msgIDs   []string
-			payloads [][]byte
-			headers  [][]byte
-		}
+		errs := publish(ctx, batch)
+		var published []int64
 		for i, m := range batch {
 			if i < len(errs) && errs[i] != nil {
 				if pubErr == nil {
 					pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, errs[i])
 				}
-				back.ids, back.created = append(back.ids, m.ID), append(back.created, m.created)
-				back.subjects, back.msgIDs = append(back.subjects, m.Subject), append(back.msgIDs, m.MsgID)
-				back.payloads, back.headers = append(back.payloads, m.Payload), append(back.headers, m.headers)
+				continue
 			}
+			published = append(published, m.ID)
 		}
-		if len(back.ids) > 0 {
-			if _, err := tx.db.Exec(ctx, `INSERT INTO outbox (id, created_at, subject, msg_id, payload, headers)
-				SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::bytea[], $6::jsonb[])`,
-				back.ids, back.created, back.subjects, back.msgIDs, back.payloads, back.headers); err != nil {
-				return translate(err, "give back outbox rows")
-			}
+		sent = len(published)
+		if sent == 0 {
+			return nil
 		}
-		sent = len(batch) - len(back.ids)
-		return nil
+		return tx.DeleteOutbox(ctx, published)
 	})
 	if err != nil {
 		return 0, err
