@@ -113,8 +113,8 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	defer hardStop()
 	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
-	pool := startWorkers(concurrency, &inflight)
-	defer pool.stop()
+	pool := NewWorkers(concurrency)
+	defer pool.Stop()
 	var iterErr error
 	for ctx.Err() == nil {
 		select {
@@ -143,7 +143,9 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 			iter.Stop()
 			continue
 		}
+		inflight.Add(1)
 		pool.Go(func() {
+			defer inflight.Done()
 			defer func() { <-slots }()
 			c.handle(workCtx, msg)
 		})

@@ -247,8 +247,8 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 
 	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
-	pool := startWorkers(concurrency, &inflight)
-	defer pool.stop()
+	pool := NewWorkers(concurrency)
+	defer pool.Stop()
 	for {
 		slots <- struct{}{}
 		tenant, msg := q.take()
@@ -256,7 +256,9 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 			<-slots
 			break
 		}
+		inflight.Add(1)
 		pool.Go(func() {
+			defer inflight.Done()
 			defer func() { <-slots }()
 			defer q.done(tenant)
 			c.handle(workCtx, msg)

@@ -42,7 +42,7 @@ type worker struct {
 	maxPDF      int64
 	metrics     *metrics
 	embedded    embedded.Limits // attachments read for structured documents
-	putters     *putters        // second result puts
+	putters     *queue.Workers  // second result puts
 }
 
 // Job outcomes, the label values of docintake_processor_jobs_total.
@@ -271,7 +271,8 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 		}
 		return nil
 	}
-	jsonDone := w.putters.do(func() error { return put(jsonKey, "application/json", res.json) })
+	jsonDone := make(chan error, 1)
+	w.putters.Go(func() { jsonDone <- put(jsonKey, "application/json", res.json) })
 	err := put(xmlKey, "application/xml", res.xml)
 	if jerr := <-jsonDone; err == nil {
 		err = jerr

@@ -100,9 +100,9 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
 		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},
-		putters:  startPutters(max(cfg.ProcessorConcurrency, 1)),
+		putters:  queue.NewWorkers(cfg.ProcessorConcurrency),
 	}
-	defer w.putters.stop() // after g.Wait: every handler has returned
+	defer w.putters.Stop() // after g.Wait: every handler has returned
 
 	orphans := newOrphanCollector(d.Store, d.Objects, cfg.OrphanGrace, d.Logger.Named("orphans"), d.Registry)
 
