@@ -199,9 +199,9 @@ const claimDeliverySQL = `WITH dv AS (
 			next_attempt_at = now() + $2::interval, updated_at = now()
 		WHERE id = (SELECT id FROM dv) AND EXISTS (SELECT 1 FROM slot)
 		RETURNING ` + deliveryColumns + `)
-	SELECT 'claimed', (SELECT slot FROM slot), claim.* FROM claim
+	SELECT 'claimed', claim.* FROM claim
 	UNION ALL
-	SELECT CASE WHEN EXISTS (SELECT 1 FROM dv) THEN 'busy' ELSE 'taken' END, -1, ` + deliveryColumns + `
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM dv) THEN 'busy' ELSE 'taken' END, ` + deliveryColumns + `
 	FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM claim)`
 
 // ClaimDelivery starts attempt n+1 of a pending delivery together with a
@@ -209,26 +209,25 @@ const claimDeliverySQL = `WITH dv AS (
 // holder, the number of slots and the slot's lease): it counts the attempt
 // and leases the delivery for lease (no other worker attempts it
 // meanwhile; if this worker dies, the scheduler republishes it when the
-// lease ends). The slot taken is returned; whoever records the attempt or
-// gives up releases it. Only a Claimed delivery is returned.
-func (s *Store) ClaimDelivery(ctx context.Context, id string, lease time.Duration, slot WebhookSlot) (Delivery, int, ClaimResult, error) {
+// lease ends). Whoever records the attempt or gives up releases the slot
+// (by its holder). Only a Claimed delivery is returned.
+func (s *Store) ClaimDelivery(ctx context.Context, id string, lease time.Duration, slot WebhookSlot) (Delivery, ClaimResult, error) {
 	var res string
-	var n int
 	row := s.db.QueryRow(ctx, claimDeliverySQL, id, lease, slot.ClientID, slot.Per, slot.Holder, slot.Lease.Seconds())
 	d, err := scanDelivery(scanFunc(func(dest ...any) error {
-		return row.Scan(append([]any{&res, &n}, dest...)...)
+		return row.Scan(append([]any{&res}, dest...)...)
 	}))
 	switch {
 	case err == pgx.ErrNoRows:
-		return Delivery{}, 0, ClaimTaken, nil
+		return Delivery{}, ClaimTaken, nil
 	case err != nil:
-		return Delivery{}, 0, 0, translate(err, "claim delivery")
+		return Delivery{}, 0, translate(err, "claim delivery")
 	case res == "busy":
-		return Delivery{}, 0, ClaimBusy, nil
+		return Delivery{}, ClaimBusy, nil
 	case res == "taken":
-		return Delivery{}, 0, ClaimTaken, nil
+		return Delivery{}, ClaimTaken, nil
 	}
-	return d, n, Claimed, nil
+	return d, Claimed, nil
 }
 
 // AttemptResult is how an attempt ended, as RecordAttempt stores it.

@@ -39,11 +39,11 @@ func TestDeliveryLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, document.StateProcessedSuccess, again.State, "an existing delivery is returned unchanged")
 
-	claimed, _, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
+	claimed, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
 	require.Equal(t, store.Claimed, res)
 	require.Equal(t, 1, claimed.Attempts)
-	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
+	_, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
 	require.Equal(t, store.ClaimTaken, res, "a leased delivery is not claimed twice")
 
@@ -88,7 +88,7 @@ func TestDeliveryLifecycle(t *testing.T) {
 	require.NoError(t, s.SetWebhookEnabled(ctx, "acme", true))
 
 	// Success with the document's transition in the same transaction.
-	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
+	_, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
 	require.Equal(t, store.Claimed, res)
 	got, err := s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
@@ -129,7 +129,7 @@ func TestRecordAttemptChain(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)
 	doc, _ := deliveryFixture(t, s, ctx)
-	_, _, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
+	_, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 4))
 	require.NoError(t, err)
 	require.Equal(t, store.Claimed, res)
 	chain := []store.Change{
@@ -241,13 +241,13 @@ func TestClaimDeliveryTakesSlot(t *testing.T) {
 	require.NoError(t, err)
 
 	first := slotOf("acme", 1)
-	dv, n, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, first)
+	dv, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, first)
 	require.NoError(t, err)
 	require.Equal(t, store.Claimed, res)
-	require.Equal(t, []any{"msg_1", 1, 0}, []any{dv.ID, dv.Attempts, n})
+	require.Equal(t, []any{"msg_1", 1}, []any{dv.ID, dv.Attempts})
 	require.Equal(t, map[int]string{0: first.Holder}, leasedSlots(t, s, "acme"))
 
-	_, _, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, slotOf("acme", 1))
+	_, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, slotOf("acme", 1))
 	require.NoError(t, err)
 	require.Equal(t, store.ClaimBusy, res)
 	busy, err := s.Delivery(ctx, "msg_2")
@@ -255,10 +255,10 @@ func TestClaimDeliveryTakesSlot(t *testing.T) {
 	require.Equal(t, []any{0, (*time.Time)(nil)}, []any{busy.Attempts, busy.LeasedUntil}, "a busy client's delivery is not claimed")
 
 	// Slots are free, but the delivery is leased: no slot is taken for it.
-	_, _, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 3))
+	_, res, err = s.ClaimDelivery(ctx, "msg_1", time.Minute, slotOf("acme", 3))
 	require.NoError(t, err)
 	require.Equal(t, store.ClaimTaken, res)
-	_, _, res, err = s.ClaimDelivery(ctx, "msg_missing", time.Minute, slotOf("acme", 3))
+	_, res, err = s.ClaimDelivery(ctx, "msg_missing", time.Minute, slotOf("acme", 3))
 	require.NoError(t, err)
 	require.Equal(t, store.ClaimTaken, res)
 	require.Equal(t, map[int]string{0: first.Holder}, leasedSlots(t, s, "acme"))
@@ -268,9 +268,9 @@ func TestClaimDeliveryTakesSlot(t *testing.T) {
 	_, err = s.Pool().Exec(ctx, `UPDATE webhook_slots SET leased_until = now() - interval '1 second' WHERE client_id = 'acme'`)
 	require.NoError(t, err)
 	second := slotOf("acme", 1)
-	_, n, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, second)
+	_, res, err = s.ClaimDelivery(ctx, "msg_2", time.Minute, second)
 	require.NoError(t, err)
-	require.Equal(t, []any{store.Claimed, 0}, []any{res, n})
+	require.Equal(t, store.Claimed, res)
 	require.NoError(t, s.ReleaseWebhookSlot(ctx, first))
 	require.Equal(t, map[int]string{0: second.Holder}, leasedSlots(t, s, "acme"))
 	require.NoError(t, s.ReleaseWebhookSlot(ctx, second))
@@ -287,11 +287,10 @@ func TestRecordAttemptReleasesSlot(t *testing.T) {
 	claim := func() store.WebhookSlot {
 		t.Helper()
 		slot := slotOf("acme", 2)
-		_, n, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slot)
+		_, res, err := s.ClaimDelivery(ctx, "msg_1", time.Minute, slot)
 		require.NoError(t, err)
 		require.Equal(t, store.Claimed, res)
-		slot.Slot = n
-		require.Equal(t, map[int]string{n: slot.Holder}, leasedSlots(t, s, "acme"))
+		require.Equal(t, map[int]string{0: slot.Holder}, leasedSlots(t, s, "acme"), "the first free slot")
 		return slot
 	}
 
@@ -310,7 +309,7 @@ func TestRecordAttemptReleasesSlot(t *testing.T) {
 	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
 		Outcome: store.DeliveryDelivered, Changes: stale, Slot: &slot})
 	require.Equal(t, document.ECONFLICT, document.ErrorKind(err))
-	require.Equal(t, map[int]string{slot.Slot: slot.Holder}, leasedSlots(t, s, "acme"), "a lost compare-and-set keeps the slot")
+	require.Equal(t, map[int]string{0: slot.Holder}, leasedSlots(t, s, "acme"), "a lost compare-and-set keeps the slot")
 	_, err = s.RecordAttempt(ctx, store.AttemptResult{Attempt: store.DeliveryAttempt{DeliveryID: "msg_1", N: 2, StatusCode: 200},
 		Outcome: store.DeliveryDelivered, Changes: chain, Slot: &slot})
 	require.NoError(t, err)

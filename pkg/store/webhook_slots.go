@@ -18,8 +18,6 @@ type WebhookSlot struct {
 	Holder string
 	Per    int
 	Lease  time.Duration
-	// Slot is the slot taken, set by a successful claim.
-	Slot int
 }
 
 // slotArgs are the parameters naming s in a release: its client and
@@ -33,8 +31,7 @@ func slotArgs(s *WebhookSlot) []any {
 	return []any{s.ClientID, s.Holder}
 }
 
-// ReleaseWebhookSlot frees the slot if its holder still has it (Slot
-// need not be set). The paths
+// ReleaseWebhookSlot frees the slot if its holder still has it. The paths
 // where no attempt is recorded after a claim use it.
 func (s *Store) ReleaseWebhookSlot(ctx context.Context, slot WebhookSlot) error {
 	if _, err := s.db.Exec(ctx, `DELETE FROM webhook_slots WHERE client_id = $1 AND holder = $2`,

@@ -55,7 +55,7 @@ func (l *limiter) local(client string) (release func(), ok bool) {
 // the caller defers release.
 func (l *limiter) claim(ctx context.Context, client, id string, lease time.Duration) (store.Delivery, *heldSlot, store.ClaimResult, error) {
 	h := &heldSlot{st: l.st, slot: store.WebhookSlot{ClientID: client, Holder: uuid.NewString(), Per: l.per, Lease: l.lease}}
-	dv, n, res, err := l.st.ClaimDelivery(ctx, id, lease, h.slot)
+	dv, res, err := l.st.ClaimDelivery(ctx, id, lease, h.slot)
 	if err != nil {
 		// The statement may have committed before its answer was lost
 		// (a cancelled context): give back what it may have leased (a
@@ -67,7 +67,7 @@ func (l *limiter) claim(ctx context.Context, client, id string, lease time.Durat
 	if res != store.Claimed {
 		return store.Delivery{}, nil, res, nil
 	}
-	h.slot.Slot, h.held = n, true
+	h.held = true
 	return dv, h, res, nil
 }
 
