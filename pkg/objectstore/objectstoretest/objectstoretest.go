@@ -314,7 +314,7 @@ func launch(bin string) (*server, error) {
 		return nil, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", port)
-	cmd := exec.Command(bin, "--access", accessKey, "--secret", secretKey, "--port", addr, "--quiet", "posix", dir)
+	cmd := exec.Command(bin, "--access", accessKey, "--secret", secretKey, "--port", addr, "--keep-alive", "--quiet", "posix", dir)
 	var stderr strings.Builder
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
