@@ -454,11 +454,11 @@ func (q *retryQuota) refund(n int64) {
 // its current offset, leaving the offset where it was: UNSIGNED-PAYLOAD over
 // TLS, as the SDK signs PutObject there, else the SHA-256 of the bytes.
 func (s *S3) payloadHash(rs io.ReadSeeker, size int64) (string, error) {
-	if size == 0 {
-		return emptySHA256, nil
-	}
 	if s.tls {
 		return unsignedPayload, nil
+	}
+	if size == 0 {
+		return emptySHA256, nil
 	}
 	start, err := rs.Seek(0, io.SeekCurrent)
 	if err != nil {
