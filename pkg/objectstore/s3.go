@@ -52,7 +52,10 @@ type S3Config struct {
 	// of a stream holds. Defaults to MinPartSize (5 MiB); smaller values are
 	// raised to it.
 	PartSize int64
-	// HTTPClient overrides the SDK's default HTTP client (tests, proxies).
+	// HTTPClient sends every request of the store, the SDK's and the lean
+	// path's (tests, proxies). Defaults to a client with the SDK's
+	// transport settings, keeping 256 idle connections, and following no
+	// redirects.
 	HTTPClient *http.Client
 }
 

@@ -384,7 +384,9 @@ func TestNotFoundResponses(t *testing.T) {
 		})
 	}
 	// A missing bucket is not a missing object.
-	st, _ := newFakeS3(t, func(_ int, w http.ResponseWriter, _ *http.Request) { s3ErrorBody(w, http.StatusNotFound, "NoSuchBucket") })
+	st, _ := newFakeS3(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		s3ErrorBody(w, http.StatusNotFound, "NoSuchBucket")
+	})
 	_, err := st.Get(t.Context(), "k")
 	require.Equal(t, document.EINTERNAL, document.ErrorKind(err), "%v", err)
 }
