@@ -1,5 +1,3 @@
-//go:build unix
-
 package objectstore_test
 
 import (
@@ -10,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,21 +16,13 @@ import (
 
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
+	"github.com/docintake/docintake/pkg/repotest"
 )
-
-// cpuTime is the CPU (user and system) this process has used. The S3 server
-// is another process, so this is the client's share only.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkS3PutGet stores and reads back a 100 KB object (an uploaded PDF)
 // with a known SHA-256, as ingest and the processor do, and reports the
-// client's CPU per put+get pair as cpu-µs/op: path=lean is the store's own
+// client's CPU per put+get pair as cpu-µs/op (the S3 server is another
+// process, so this is the client's share only): path=lean is the store's own
 // PutSHA256 and Get, path=sdk the SDK's PutObject and GetObject through
 // Client() on the same connections, signing the same digest.
 func BenchmarkS3PutGet(b *testing.B) {
@@ -75,7 +64,7 @@ func BenchmarkS3PutGet(b *testing.B) {
 	}
 	for _, p := range paths {
 		b.Run("path="+p.name, func(b *testing.B) {
-			start := cpuTime(b)
+			start := repotest.ProcessCPU(b)
 			for i := 0; b.Loop(); i++ {
 				key := "bench/" + strconv.Itoa(i%64)
 				if err := p.put(key); err != nil {
@@ -91,7 +80,7 @@ func BenchmarkS3PutGet(b *testing.B) {
 					b.Fatalf("read %d bytes: %v", n, err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(repotest.ProcessCPU(b)-start)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 		})
 	}
 }
