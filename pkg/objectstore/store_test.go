@@ -224,6 +224,17 @@ func TestS3(t *testing.T) {
 	runConformance(t, func(t *testing.T) objectstore.Store { return objectstoretest.S3(t) })
 }
 
+// The same contract with virtual-hosted addressing
+// (http://<bucket>.localhost:port/key), for the lean requests and the SDK's.
+func TestS3VirtualHosted(t *testing.T) {
+	t.Parallel()
+	runConformance(t, func(t *testing.T) objectstore.Store {
+		st, err := objectstore.NewS3(objectstoretest.VirtualHostConfig(t))
+		require.NoError(t, err)
+		return st
+	})
+}
+
 func TestFSURI(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
