@@ -226,7 +226,11 @@ func (s *S3) URI(key string) string { return "s3://" + s.bucket + "/" + key }
 // read one part at a time into a pooled PartSize buffer: a body that fits in
 // one part becomes a single PutObject, a longer one a multipart upload whose
 // parts are sent one after the other, so one Put never holds more than one
-// part in memory. A failed multipart upload is aborted.
+// part in memory. A failed multipart upload is aborted. A single PutObject
+// that fails transiently is retried (up to three attempts) from the
+// seeker's starting offset; over plain HTTP the seeker is read once more to
+// hash it for the signature, over HTTPS the payload is sent unsigned, as
+// the SDK did.
 func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	if err := ValidKey(key); err != nil {
 		return err
