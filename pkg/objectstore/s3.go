@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/docintake/docintake/pkg/config"
 )
@@ -51,17 +52,37 @@ type S3Config struct {
 	// of a stream holds. Defaults to MinPartSize (5 MiB); smaller values are
 	// raised to it.
 	PartSize int64
-	// HTTPClient overrides the SDK's default HTTP client (tests, proxies).
+	// HTTPClient sends every request of the store, the SDK's and the lean
+	// path's (tests, proxies). Defaults to a client with the SDK's
+	// transport settings, keeping 256 idle connections, and following no
+	// redirects.
 	HTTPClient *http.Client
 }
 
 // S3 is a Store on one bucket of an S3-compatible server.
+//
+// Put (one request), PutSHA256, Get, Delete and Ping send their requests
+// themselves (see s3http.go); multipart uploads, EnsureBucket, List and
+// Client go through aws-sdk-go-v2. Both share one http.Client.
 type S3 struct {
 	client   *s3.Client
 	bucket   string
 	region   string
 	partSize int64
 	parts    sync.Pool // *[]byte of partSize, reused across Puts
+
+	// The lean request path.
+	httpc     s3.HTTPClient
+	bucketURL string // object URLs are bucketURL + "/" + escaped key
+	rootURL   string // the bucket itself, for HeadBucket
+	tls       bool   // bucketURL is https
+	signer    *v4.Signer
+	creds     aws.Credentials
+	anonymous bool
+	quota     retryQuota
+	skew      atomic.Int64     // server clock minus ours in ns (clock skew correction)
+	retryBase time.Duration    // backoff unit, 1s; tests shorten it
+	now       func() time.Time // signing clock; tests fix it
 }
 
 var _ Store = (*S3)(nil)
@@ -93,30 +114,66 @@ func NewS3(cfg S3Config) (*S3, error) {
 	if cfg.Endpoint != "" {
 		opts.BaseEndpoint = aws.String(cfg.Endpoint)
 	}
+	s := &S3{bucket: cfg.Bucket, region: cfg.Region, partSize: cfg.PartSize,
+		signer: v4.NewSigner(func(o *v4.SignerOptions) {
+			// S3 signs the path as sent, escaped once; the SDK's s3 client
+			// sets the same.
+			o.DisableURIPathEscaping = true
+		}),
+		retryBase: time.Second,
+		now:       time.Now,
+	}
 	if cfg.AccessKey != "" {
 		opts.Credentials = credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")
+		s.creds = aws.Credentials{AccessKeyID: cfg.AccessKey, SecretAccessKey: cfg.SecretKey}
 	} else {
 		opts.Credentials = aws.AnonymousCredentials{}
+		s.anonymous = true
 	}
 	if cfg.HTTPClient != nil {
 		opts.HTTPClient = cfg.HTTPClient
 	} else {
-		// The SDK's transport keeps 10 idle connections per host: with more
-		// requests in flight (32 concurrent uploads) every request beyond
-		// ten dialled a new connection and closed it afterwards, 5 % of
-		// ingest's CPU in connect(2) alone (`make bench -profile`).
-		opts.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-			t.MaxIdleConns = maxIdleConns
-			t.MaxIdleConnsPerHost = maxIdleConns
-		})
+		// The SDK's transport settings with more idle connections: it keeps
+		// 10 per host, and with more requests in flight (32 concurrent
+		// uploads) every request beyond ten dialled a new connection and
+		// closed it afterwards, 5 % of ingest's CPU in connect(2) alone
+		// (`make bench -profile`). A plain *http.Client, not the SDK's
+		// buildable one (which s3.New copies), lets the SDK and the lean
+		// path share the connections.
+		tr := awshttp.NewBuildableClient().GetTransport()
+		tr.MaxIdleConns = maxIdleConns
+		tr.MaxIdleConnsPerHost = maxIdleConns
+		opts.HTTPClient = &http.Client{Transport: tr, CheckRedirect: noRedirects}
 	}
-	s := &S3{client: s3.New(opts), bucket: cfg.Bucket, region: cfg.Region, partSize: cfg.PartSize}
+	s.httpc = opts.HTTPClient
+	// The SDK's endpoint rules decide the bucket's URL, once: path-style or
+	// virtual-hosted, AWS's regional endpoint when Endpoint is empty, the
+	// path-style fallback for bucket names that cannot be host names.
+	ep, err := s3.NewDefaultEndpointResolverV2().ResolveEndpoint(context.Background(), s3.EndpointParameters{
+		Bucket: aws.String(cfg.Bucket), Region: aws.String(cfg.Region),
+		Endpoint: opts.BaseEndpoint, ForcePathStyle: aws.Bool(cfg.PathStyle),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3: endpoint: %w", err)
+	}
+	s.rootURL = ep.URI.String()
+	s.bucketURL = strings.TrimSuffix(s.rootURL, "/")
+	if ep.URI.Path == "" {
+		s.rootURL += "/" // virtual-hosted: the bucket is the host
+	}
+	s.tls = ep.URI.Scheme == "https"
+	s.client = s3.New(opts)
 	s.parts.New = func() any {
 		b := make([]byte, s.partSize)
 		return &b
 	}
 	return s, nil
 }
+
+// noRedirects hands redirects back as responses: an S3 redirect (wrong
+// region, moved bucket) is an error to report, the SDK's client followed
+// none but 307/308, and a put body cannot be replayed to another host.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Bucket returns the bucket name.
 func (s *S3) Bucket() string { return s.bucket }
@@ -150,11 +207,14 @@ func (s *S3) EnsureBucket(ctx context.Context) error {
 	return fmt.Errorf("create bucket %s: %w", s.bucket, err)
 }
 
-// Ping checks that the bucket is reachable with our credentials.
+// Ping checks that the bucket is reachable with our credentials
+// (HeadBucket).
 func (s *S3) Ping(ctx context.Context) error {
-	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.bucket)}); err != nil {
+	resp, err := s.do(ctx, &s3Request{method: http.MethodHead, url: s.rootURL, payloadHash: s.emptyHash()})
+	if err != nil {
 		return fmt.Errorf("s3 bucket %s: %w", s.bucket, err)
 	}
+	closeBody(resp.Body)
 	return nil
 }
 
@@ -166,13 +226,17 @@ func (s *S3) URI(key string) string { return "s3://" + s.bucket + "/" + key }
 // read one part at a time into a pooled PartSize buffer: a body that fits in
 // one part becomes a single PutObject, a longer one a multipart upload whose
 // parts are sent one after the other, so one Put never holds more than one
-// part in memory. A failed multipart upload is aborted.
+// part in memory. A failed multipart upload is aborted. A single PutObject
+// that fails transiently is retried (up to three attempts) from the
+// seeker's starting offset; over plain HTTP the seeker is read once more to
+// hash it for the signature, over HTTPS the payload is sent unsigned, as
+// the SDK did.
 func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
 	if rs, ok := r.(io.ReadSeeker); ok && size >= 0 && size <= maxSinglePut {
-		return s.putSeeker(ctx, key, rs, size, contentType)
+		return s.putSeeker(ctx, key, rs, size, contentType, "")
 	}
 	bufp := s.parts.Get().(*[]byte)
 	defer s.parts.Put(bufp)
@@ -184,7 +248,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, conte
 		if size >= 0 && int64(n) != size {
 			return sizeMismatch(key, size, int64(n))
 		}
-		return s.putSeeker(ctx, key, bytes.NewReader(buf[:n]), int64(n), contentType)
+		return s.putSeeker(ctx, key, bytes.NewReader(buf[:n]), int64(n), contentType, "")
 	case err != nil:
 		return wrapErr("put", key, err)
 	}
@@ -202,20 +266,7 @@ func (s *S3) PutSHA256(ctx context.Context, key string, r io.ReadSeeker, size in
 	if len(sum) != 32 || size < 0 || size > maxSinglePut {
 		return s.Put(ctx, key, r, size, contentType)
 	}
-	return s.putSeeker(ctx, key, r, size, contentType, payloadSHA256(hex.EncodeToString(sum)))
-}
-
-// payloadSHA256 makes the SigV4 signer use a known payload digest: the
-// signer skips hashing when the digest is already in the context.
-func payloadSHA256(hexSum string) func(*s3.Options) {
-	return func(o *s3.Options) {
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("docintakePayloadSHA256",
-				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-					return next.HandleFinalize(v4.SetPayloadHash(ctx, hexSum), in)
-				}), middleware.Before)
-		})
-	}
+	return s.putSeeker(ctx, key, r, size, contentType, hex.EncodeToString(sum))
 }
 
 // maxIdleConns is how many idle connections to the S3 server a store keeps
@@ -225,44 +276,48 @@ const maxIdleConns = 256
 // maxSinglePut is S3's limit for one PutObject.
 const maxSinglePut = 5 << 30
 
-func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType string, optFns ...func(*s3.Options)) error {
-	// The SDK sends exactly ContentLength bytes; check that the seeker holds
-	// that many so a wrong size fails like it does in the other paths.
-	if remaining, err := remainingLen(body); err != nil {
+// putSeeker stores the size bytes of body from its offset with one
+// PutObject. hexSum, when not empty, is their SHA-256 in hex.
+func (s *S3) putSeeker(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, hexSum string) error {
+	// Exactly size bytes are sent; check that the seeker holds that many so
+	// a wrong size fails like it does in the other paths.
+	start, remaining, err := remainingLen(body)
+	if err != nil {
 		return wrapErr("put", key, err)
 	} else if remaining != size {
 		return sizeMismatch(key, size, remaining)
 	}
-	in := &s3.PutObjectInput{
-		Bucket:        aws.String(s.bucket),
-		Key:           aws.String(key),
-		Body:          body,
-		ContentLength: aws.Int64(size),
+	switch {
+	case s.anonymous:
+		hexSum = ""
+	case hexSum == "":
+		if hexSum, err = s.payloadHash(body, size); err != nil {
+			return wrapErr("put", key, err)
+		}
 	}
-	if contentType != "" {
-		in.ContentType = aws.String(contentType)
-	}
-	if _, err := s.client.PutObject(ctx, in, optFns...); err != nil {
+	resp, err := s.do(ctx, &s3Request{method: http.MethodPut, url: s.objectURL(key),
+		body: body, start: start, size: size, contentType: contentType, payloadHash: hexSum})
+	if err != nil {
 		return wrapErr("put", key, err)
 	}
+	closeBody(resp.Body)
 	return nil
 }
 
-// remainingLen returns the bytes between the current offset and the end,
-// leaving the offset unchanged.
-func remainingLen(rs io.Seeker) (int64, error) {
-	cur, err := rs.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, err
+// remainingLen returns the current offset and the bytes between it and the
+// end, leaving the offset unchanged.
+func remainingLen(rs io.Seeker) (cur, n int64, err error) {
+	if cur, err = rs.Seek(0, io.SeekCurrent); err != nil {
+		return 0, 0, err
 	}
 	end, err := rs.Seek(0, io.SeekEnd)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if _, err := rs.Seek(cur, io.SeekStart); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return end - cur, nil
+	return cur, end - cur, nil
 }
 
 // putMultipart uploads first (a full part already read) and the rest of r.
@@ -342,14 +397,14 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := ValidKey(key); err != nil {
 		return nil, err
 	}
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	resp, err := s.do(ctx, &s3Request{method: http.MethodGet, url: s.objectURL(key), payloadHash: s.emptyHash()})
 	if err != nil {
 		if isNotFound(err) {
 			return nil, notFound(key, err)
 		}
 		return nil, wrapErr("get", key, err)
 	}
-	return out.Body, nil
+	return resp.Body, nil
 }
 
 // Delete removes the object; S3 treats a missing key as success.
@@ -357,10 +412,14 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	if err := ValidKey(key); err != nil {
 		return err
 	}
-	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
-	if err != nil && !isNotFound(err) {
+	resp, err := s.do(ctx, &s3Request{method: http.MethodDelete, url: s.objectURL(key), payloadHash: s.emptyHash()})
+	if err != nil {
+		if isNotFound(err) {
+			return nil
+		}
 		return wrapErr("delete", key, err)
 	}
+	closeBody(resp.Body)
 	return nil
 }
 

@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -102,6 +104,7 @@ func runConformance(t *testing.T, newStore func(t *testing.T) objectstore.Store)
 		_, err := st.Get(t.Context(), "d/x")
 		requireKind(t, document.ENOTFOUND, err)
 		require.NoError(t, st.Delete(t.Context(), "d/x"), "deleting a missing object is not an error")
+		require.NoError(t, st.Delete(t.Context(), "d/never-existed"))
 	})
 	t.Run("InvalidKeys", func(t *testing.T) {
 		t.Parallel()
@@ -219,6 +222,17 @@ func TestFS(t *testing.T) {
 func TestS3(t *testing.T) {
 	t.Parallel()
 	runConformance(t, func(t *testing.T) objectstore.Store { return objectstoretest.S3(t) })
+}
+
+// The same contract with virtual-hosted addressing
+// (http://<bucket>.localhost:port/key), for the lean requests and the SDK's.
+func TestS3VirtualHosted(t *testing.T) {
+	t.Parallel()
+	runConformance(t, func(t *testing.T) objectstore.Store {
+		st, err := objectstore.NewS3(objectstoretest.VirtualHostConfig(t))
+		require.NoError(t, err)
+		return st
+	})
 }
 
 func TestFSURI(t *testing.T) {
@@ -369,4 +383,130 @@ func TestS3PutSHA256(t *testing.T) {
 
 	wrong := sha256.Sum256([]byte("other bytes"))
 	require.Error(t, st.PutSHA256(t.Context(), "wrong.pdf", bytes.NewReader(body), int64(len(body)), "application/pdf", wrong[:]))
+}
+
+// newS3 is a store on cfg whose idle connections are closed when the test
+// ends (goleak).
+func newS3(t *testing.T, cfg objectstore.S3Config) *objectstore.S3 {
+	t.Helper()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	cfg.HTTPClient = &http.Client{Transport: tr}
+	st, err := objectstore.NewS3(cfg)
+	require.NoError(t, err)
+	return st
+}
+
+// Keys with bytes that SigV4 and URLs escape reach the server as the same
+// key: readable back, listed under their own name, and the SDK's client
+// (which escapes on its own) sees the same objects.
+func TestS3KeysNeedingEscaping(t *testing.T) {
+	t.Parallel()
+	st := objectstoretest.S3(t)
+	keys := []string{
+		"space/a b.pdf",
+		"unicode/äöü €/😀.pdf",
+		"plus/a+b",
+		"percent/100%",
+		"percent/%2F%20",
+		"equals/a=b&c=d",
+		"tilde/~x",
+		"mixed/!*'();:@$,?#[] end",
+	}
+	for i, key := range keys {
+		body := []byte(fmt.Sprintf("body %d of %q", i, key))
+		require.NoError(t, st.Put(t.Context(), key, bytes.NewReader(body), int64(len(body)), "text/plain"), key)
+		require.Equal(t, body, readAll(t, st, key), key)
+		out, err := st.Client().GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(st.Bucket()), Key: aws.String(key)})
+		require.NoError(t, err, "the SDK finds %q", key)
+		got, err := io.ReadAll(out.Body)
+		out.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, body, got, key)
+	}
+	var listed []string
+	require.NoError(t, st.List(t.Context(), "", func(o objectstore.Object) error {
+		listed = append(listed, o.Key)
+		return nil
+	}))
+	require.ElementsMatch(t, keys, listed)
+
+	// Written by the SDK, read and deleted by the lean path.
+	const key = "sdk/wrote this+that = ü"
+	_, err := st.Client().PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(st.Bucket()), Key: aws.String(key), Body: strings.NewReader("sdk")})
+	require.NoError(t, err)
+	require.Equal(t, []byte("sdk"), readAll(t, st, key))
+	for _, k := range append(keys, key) {
+		require.NoError(t, st.Delete(t.Context(), k), k)
+		_, err := st.Get(t.Context(), k)
+		requireKind(t, document.ENOTFOUND, err)
+	}
+}
+
+// A store with the wrong secret gets an error from every request, with the
+// server's status; never a panic and never ENOTFOUND (the signature is
+// refused before the key is looked up).
+func TestS3WrongSecret(t *testing.T) {
+	t.Parallel()
+	cfg := objectstoretest.S3Config(t)
+	good := newS3(t, cfg)
+	require.NoError(t, good.Put(t.Context(), "exists", strings.NewReader("x"), 1, ""))
+	cfg.SecretKey = "wrong"
+	bad := newS3(t, cfg)
+
+	_, errExisting := bad.Get(t.Context(), "exists")
+	_, errMissing := bad.Get(t.Context(), "missing")
+	sum := sha256.Sum256([]byte("x"))
+	for name, err := range map[string]error{
+		"Put":         bad.Put(t.Context(), "k", strings.NewReader("x"), 1, ""),
+		"PutStream":   bad.Put(t.Context(), "k", struct{ io.Reader }{strings.NewReader("x")}, -1, ""),
+		"PutSHA256":   bad.PutSHA256(t.Context(), "k", strings.NewReader("x"), 1, "", sum[:]),
+		"GetExisting": errExisting,
+		"GetMissing":  errMissing,
+		"Delete":      bad.Delete(t.Context(), "exists"),
+		"Ping":        bad.Ping(t.Context()),
+	} {
+		require.Error(t, err, name)
+		require.Equal(t, document.EINTERNAL, document.ErrorKind(err), "%s: %v", name, err)
+		var status interface{ HTTPStatusCode() int }
+		require.ErrorAs(t, err, &status, name)
+		require.Equal(t, http.StatusForbidden, status.HTTPStatusCode(), "%s: %v", name, err)
+	}
+	require.Equal(t, []byte("x"), readAll(t, good, "exists"), "the refused delete deleted nothing")
+}
+
+func TestS3CancelledContext(t *testing.T) {
+	t.Parallel()
+	st := objectstoretest.S3(t)
+	require.NoError(t, st.Put(t.Context(), "k", strings.NewReader("x"), 1, ""))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := st.Get(ctx, "k")
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, st.Delete(ctx, "k"), context.Canceled)
+	require.ErrorIs(t, st.Ping(ctx), context.Canceled)
+	require.Equal(t, []byte("x"), readAll(t, st, "k"))
+}
+
+// A seeker is sent from its current offset, also when it is large enough
+// for the "100-continue" handshake, with and without a known digest.
+func TestS3PutSeekerFromOffset(t *testing.T) {
+	t.Parallel()
+	st := objectstoretest.S3(t)
+	body := bytes.Repeat([]byte("0123456789abcdef"), (3<<20)/16)
+	for name, put := range map[string]func(key string, r io.ReadSeeker, size int64) error{
+		"Put": func(key string, r io.ReadSeeker, size int64) error {
+			return st.Put(t.Context(), key, r, size, "")
+		},
+		"PutSHA256": func(key string, r io.ReadSeeker, size int64) error {
+			sum := sha256.Sum256(body[7:])
+			return st.PutSHA256(t.Context(), key, r, size, "", sum[:])
+		},
+	} {
+		r := bytes.NewReader(body)
+		_, err := r.Seek(7, io.SeekStart)
+		require.NoError(t, err)
+		require.NoError(t, put(name, r, int64(len(body)-7)), name)
+		require.Equal(t, body[7:], readAll(t, st, name), name)
+	}
 }

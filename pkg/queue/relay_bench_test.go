@@ -3,7 +3,6 @@ package queue_test
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/queue/queuetest"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/nats-io/nats-server/v2/server"
@@ -32,16 +32,6 @@ func (p sequentialPublisher) PublishBatch(ctx context.Context, msgs []queue.Outb
 		}
 	}
 	return nil
-}
-
-// cpuTime is the CPU (user + system) this process has used: the relay and
-// the embedded JetStream server, not PostgreSQL.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRelay relays b.N outbox rows from PostgreSQL to an embedded
@@ -109,11 +99,13 @@ func benchRelay(b *testing.B, st *store.Store, synced bool) {
 			ctx := b.Context()
 			insert(ctx, fmt.Sprintf("%s-%d-%d-", bc.name, b.N, time.Now().UnixNano()), b.N)
 			r := queue.NewRelay(st, bc.pub, zap.NewNop(), queue.RelayOptions{})
-			cpu0, t0 := cpuTime(b), time.Now()
+			// The relay's and the embedded JetStream server's CPU, not
+			// PostgreSQL's.
+			cpu0, t0 := repotest.ProcessCPU(b), time.Now()
 			b.ResetTimer()
 			n, err := r.Flush(ctx)
 			b.StopTimer()
-			cpu, wall := cpuTime(b)-cpu0, time.Since(t0)
+			cpu, wall := repotest.ProcessCPU(b)-cpu0, time.Since(t0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,5 +1,7 @@
-// Package repotest locates the repository and the shared reference material
-// beside it (../shared: spec, openTRANS schemas, corpus) for tests.
+// Package repotest holds what tests across the repository share: locating
+// the repository and the shared reference material beside it (../shared:
+// spec, openTRANS schemas, corpus), and measuring the process's CPU in
+// benchmarks.
 //
 // The shared directory is not part of a plain clone: tests that need it skip
 // with a clear message when it is absent, except under CI=true, where its

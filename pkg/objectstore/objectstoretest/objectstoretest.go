@@ -124,6 +124,37 @@ func S3Config(t testing.TB) objectstore.S3Config {
 	return cfg
 }
 
+// virtualDomain is the domain under which the gateway this package starts
+// serves buckets by host name.
+const virtualDomain = "localhost"
+
+// VirtualHostConfig is S3Config with virtual-hosted addressing: requests go
+// to http://<bucket>.localhost:port/key, and the HTTP client dials the
+// gateway whatever the host name, so no resolver needs to know it. Only the
+// gateway this package starts serves such requests: with
+// INTAKE_TEST_S3_ENDPOINT the test is skipped.
+func VirtualHostConfig(t testing.TB) objectstore.S3Config {
+	t.Helper()
+	cfg := S3Config(t)
+	if sharedServer(t).dir == "" {
+		t.Skip("objectstoretest: virtual-hosted addressing needs the gateway this package starts")
+	}
+	gateway := strings.TrimPrefix(cfg.Endpoint, "http://")
+	_, port, err := net.SplitHostPort(gateway)
+	if err != nil {
+		t.Fatalf("objectstoretest: endpoint %s: %v", cfg.Endpoint, err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, gateway)
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	cfg.Endpoint = "http://" + net.JoinHostPort(virtualDomain, port)
+	cfg.PathStyle = false
+	cfg.HTTPClient = &http.Client{Transport: tr}
+	return cfg
+}
+
 // S3 returns a store on a fresh bucket of its own (see S3Config).
 func S3(t testing.TB) *objectstore.S3 {
 	t.Helper()
@@ -314,7 +345,10 @@ func launch(bin string) (*server, error) {
 		return nil, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", port)
-	cmd := exec.Command(bin, "--access", accessKey, "--secret", secretKey, "--port", addr, "--keep-alive", "--quiet", "posix", dir)
+	// --virtual-domain serves http://<bucket>.localhost:port/ as well as
+	// path-style requests (VirtualHostConfig).
+	cmd := exec.Command(bin, "--access", accessKey, "--secret", secretKey, "--port", addr, "--keep-alive", "--quiet",
+		"--virtual-domain", virtualDomain, "posix", dir)
 	var stderr strings.Builder
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr

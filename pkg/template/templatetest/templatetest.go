@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -87,14 +86,8 @@ func AreaFunc(path string) template.AreaFunc {
 	}
 }
 
-// ProcessCPU is the test process's user and system CPU time so far: a
-// benchmark reports CPU per operation next to ns/op, because on a shared
-// machine the wall time says more about the neighbours than about the code.
+// ProcessCPU is repotest.ProcessCPU, the test process's CPU time so far.
 func ProcessCPU(t testing.TB) time.Duration {
 	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return repotest.ProcessCPU(t)
 }
