@@ -98,3 +98,53 @@ func TestMarkdownGoldenRows(t *testing.T) {
 		}
 	}
 }
+
+// The CPU targets of issue 14 are verdicts of their own: CPU per document
+// end to end (≤ 17 ms) and per upload beyond the raw put (≤ 1.0 ms), both
+// over the measured processes only.
+func TestMarkdownCPUTargets(t *testing.T) {
+	cores := func(c ...float64) benchharness.CPUUse {
+		u := benchharness.CPUUse{Machine: 1.99} // other users do not count
+		for i, v := range c {
+			u.Cores = append(u.Cores, benchharness.NamedCores{Name: string(rune('a' + i)), Cores: v})
+		}
+		return u
+	}
+	for _, tc := range []struct {
+		name       string
+		in         benchharness.IngestFigures
+		one        benchharness.Throughput
+		want, miss []string
+	}{{
+		name: "met",
+		// 1.2 cores for 1000 puts/s = 1.2 ms; 1.0 cores for 500 uploads/s
+		// = 2.0 ms: 0.8 ms beyond. 1.6 cores for 100 documents/s = 16 ms.
+		in:  benchharness.IngestFigures{PutPerSec: 1000, PutCPU: cores(1.0, 0.2), UploadPerSec: 500, UploadCPU: cores(0.6, 0.4)},
+		one: benchharness.Throughput{PerSec: 100, CPU: cores(1.0, 0.6)},
+		want: []string{"beyond the raw put, all processes (upload run − PutObject run, per item) | **0.80 ms** (2.00 − 1.20) | ≤ 1.0 ms | met |",
+			"CPU per document over all processes | **16.0 ms** | ≤ 17 ms | met |"},
+	}, {
+		name: "missed",
+		in:   benchharness.IngestFigures{PutPerSec: 1000, PutCPU: cores(1.2), UploadPerSec: 500, UploadCPU: cores(1.2)},
+		one:  benchharness.Throughput{PerSec: 100, CPU: cores(1.8)},
+		want: []string{"| **1.20 ms** (2.40 − 1.20) | ≤ 1.0 ms | **missed** |", "| **18.0 ms** | ≤ 17 ms | **missed** |"},
+	}, {
+		name: "no figures, no verdict",
+		miss: []string{"beyond the raw put", "CPU per document over all processes"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := benchharness.Report{Ingest: tc.in, E2E: benchharness.EndToEnd{One: tc.one}}
+			md := r.Markdown("make bench")
+			for _, want := range tc.want {
+				if !strings.Contains(md, want) {
+					t.Errorf("markdown lacks %q:\n%s", want, md)
+				}
+			}
+			for _, miss := range tc.miss {
+				if strings.Contains(md, miss) {
+					t.Errorf("markdown has %q without figures:\n%s", miss, md)
+				}
+			}
+		})
+	}
+}
