@@ -241,15 +241,16 @@ func (r *Regex) findAll(s string, n int) ([]match, error) {
 		}
 		return out, nil
 	}
-	runes := []rune(s)
 	// regexp2 reports rune offsets; byteAt maps them back to byte offsets.
-	byteAt := make([]int, len(runes)+1)
-	b := 0
-	for i, c := range runes {
-		byteAt[i] = b
-		b += utf8.RuneLen(c)
+	// Each rune's width is read from s: an invalid byte is one U+FFFD rune
+	// of one byte, not of U+FFFD's three.
+	runes := make([]rune, 0, len(s))
+	byteAt := make([]int, 0, len(s)+1)
+	for i, c := range s {
+		runes = append(runes, c)
+		byteAt = append(byteAt, i)
 	}
-	byteAt[len(runes)] = b
+	byteAt = append(byteAt, len(s))
 	var out []match
 	m, err := r.bt.FindRunesMatch(runes)
 	for err == nil && m != nil && (n < 0 || len(out) < n) {
