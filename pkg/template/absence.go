@@ -49,8 +49,10 @@ import (
 // only when W has no group reference (then every part is a literal byte).
 //
 // C is not in s' for each replacement in turn, so not in the prepared text
-// when it is not in the text after the flag options (prepareBase): those
-// run first, and a substitution that fails leaves its input.
+// when it is not in the text after the flag options (prepareBase) and every
+// replacement obeys the rule; likewise when it is not in the text after the
+// first k replacements and the rest obey it (absencePlan). A substitution
+// that fails (a match timeout) leaves its input, which keeps C out too.
 //
 // A keyword regex K (RE2) cannot match a text where a literal its matches
 // need is absent. That reading is Go's regexp's own syntax tree: a match of
