@@ -63,9 +63,12 @@ import (
 // literal L is absent when some substring C of L obeys the rule for every
 // replacement and is absent from the text after the flag options; the
 // substrings tried are the longest that obey it. Bytes of C under (?i) are
-// those of every rune that folds to a rune of C; a literal containing
-// U+FFFD is never proven absent (Go's regexp matches invalid UTF-8 as
-// U+FFFD).
+// those of every rune that folds to a rune of C: an occurrence that
+// containsFold finds is whole UTF-8 forms of such runes, and the same bytes
+// in s begin at a rune boundary (no earlier rune can take a lead byte as
+// its continuation), where containsFold finds them too. A literal
+// containing U+FFFD is never proven absent (Go's regexp matches invalid
+// UTF-8 as U+FFFD).
 //
 // A template is chosen only if every keyword matches, so one keyword proven
 // absent rejects it, whatever its exclude keywords. Set.Match's trace lists
