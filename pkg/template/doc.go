@@ -20,7 +20,8 @@
 //	// ignored or deferred with a document.Reason
 //
 // The steps are also available one by one: Set.Match (invoice2data's
-// template choice), Template.Extract (fields, lines, tables) and
+// template choice, with the trace of the templates tried; Set.Choose
+// without it), Template.Extract (fields, lines, tables) and
 // Template.Order (canonical order and reasons, DESIGN.md "Reasons from
 // templates").
 //

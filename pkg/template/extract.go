@@ -139,18 +139,28 @@ func (p *preparer) intern(s string, from int) int {
 	return len(p.texts) - 1
 }
 
-// prepare returns the id of o's prepared text.
-func (p *preparer) prepare(o *Options) int {
+// prepareBase returns the id of o's text after the flag options.
+func (p *preparer) prepareBase(o *Options) int {
 	k := o.baseKey()
 	if p.base[k] == 0 {
 		p.base[k] = 1 + p.intern(o.prepareBase(p.text), -1)
 	}
-	id := p.base[k] - 1
-	for _, r := range o.Replace {
+	return p.base[k] - 1
+}
+
+// prepare returns the id of o's prepared text. stop, when not nil, is
+// asked before each substitution not done yet, with its index and the
+// text so far; when it answers true prepare gives up and returns false.
+func (p *preparer) prepare(o *Options, stop func(k, id int) bool) (int, bool) {
+	id := p.prepareBase(o)
+	for k, r := range o.Replace {
 		key := subKey{in: id, src: r.Re.Source, with: r.With}
 		if out, ok := p.subs[key]; ok {
 			id = out
 			continue
+		}
+		if stop != nil && stop(k, id) {
+			return id, false
 		}
 		out, err := r.Re.sub(p.texts[id], r.With)
 		if err != nil {
@@ -163,7 +173,7 @@ func (p *preparer) prepare(o *Options) int {
 		p.subs[key] = next
 		id = next
 	}
-	return id
+	return id, true
 }
 
 // found is Regex.found on the prepared text id (s), remembered per text and
@@ -235,22 +245,76 @@ func (t *Template) matches(prepared string, found func(*Regex, string) (bool, er
 // all match text and whose exclude keywords do not (invoice2data's choice).
 // The trace lists every template tried. Each template's keywords are tested
 // on its own prepared text, as invoice2data does; templates that prepare
-// alike share one preparation.
+// alike share one preparation, and a template whose keywords are all
+// proven absent from its prepared text (absence.go) is not prepared.
 func (s *Set) Match(text string) (*Template, []TemplateTrace) {
+	return s.match(text, true, true)
+}
+
+// Choose returns the template Match returns, without the trace: it stops
+// testing a template at its first keyword that fails and skips preparing
+// one when any keyword is proven absent, so it costs less where no one
+// reads the trace.
+func (s *Set) Choose(text string) *Template {
+	t, _ := s.match(text, false, true)
+	return t
+}
+
+// match is Match (trace) or Choose; skip false is the plain selection,
+// every template visited prepared, which tests compare against.
+func (s *Set) match(text string, trace, skip bool) (*Template, []TemplateTrace) {
 	var tr []TemplateTrace
 	p := preparer{text: text}
-	for _, t := range s.templates {
+	for i, t := range s.templates {
 		if t.DocIntake.Embedded == EmbeddedRequire {
 			continue // chosen by party id or name only: it has no text to match
 		}
-		id := p.prepare(&t.Options)
-		ok, kt := t.matches(p.texts[id], func(r *Regex, s string) (bool, error) { return p.found(id, r, s) })
+		var stop func(k, id int) bool
+		if skip && i < len(s.plans) && s.plans[i] != nil {
+			pl := s.plans[i]
+			stop = func(k, id int) bool { return pl.rejects(k, p.texts[id], trace) }
+		}
+		id, prepared := p.prepare(&t.Options, stop)
+		if !trace {
+			if prepared && t.chosen(&p, id) {
+				return t, nil
+			}
+			continue
+		}
+		var ok bool
+		var kt KeywordTrace
+		if prepared {
+			ok, kt = t.matches(p.texts[id], func(r *Regex, s string) (bool, error) { return p.found(id, r, s) })
+		} else {
+			// Every keyword is proven absent: what matches records then
+			// (no exclude keyword is tested).
+			for _, k := range t.Keywords {
+				kt.Failed = append(kt.Failed, k.Source)
+			}
+		}
 		tr = append(tr, TemplateTrace{Name: t.Name, File: t.File, Priority: t.Priority, Matched: ok, Keywords: kt})
 		if ok {
 			return t, tr
 		}
 	}
 	return nil, tr
+}
+
+// chosen is matches on the prepared text id without the trace: false at
+// the first keyword that fails or exclude keyword that matches.
+func (t *Template) chosen(p *preparer, id int) bool {
+	s := p.texts[id]
+	for _, k := range t.Keywords {
+		if ok, err := p.found(id, k, s); err != nil || !ok {
+			return false
+		}
+	}
+	for _, k := range t.ExcludeKeywords {
+		if ok, err := p.found(id, k, s); err == nil && ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Extract runs the template's fields, lines and tables on text (the PDF's

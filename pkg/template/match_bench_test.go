@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
 
@@ -11,6 +12,19 @@ import (
 // for each of its 16 golden documents (the text extracted once): one op is
 // one document.
 func BenchmarkSetMatch(b *testing.B) {
+	benchmarkSelect(b, func(set *template.Set, text string) *template.Template {
+		tpl, _ := set.Match(text)
+		return tpl
+	})
+}
+
+// BenchmarkSetChoose is BenchmarkSetMatch without the trace (Set.Choose,
+// what Run and the golden phase use when nobody reads the trace).
+func BenchmarkSetChoose(b *testing.B) {
+	benchmarkSelect(b, (*template.Set).Choose)
+}
+
+func benchmarkSelect(b *testing.B, choose func(*template.Set, string) *template.Template) {
 	root := filepath.Join(templatetest.SharedDir(b), "corpus", "invoice2data")
 	set := loadGoldenSet(b, root)
 	var texts []string
@@ -21,7 +35,7 @@ func BenchmarkSetMatch(b *testing.B) {
 	// says more about the neighbours than about Match.
 	cpu0, n := templatetest.ProcessCPU(b), 0
 	for i := 0; b.Loop(); i++ {
-		if tpl, _ := set.Match(texts[i%len(texts)]); tpl == nil {
+		if choose(set, texts[i%len(texts)]) == nil {
 			b.Fatal("no template matched")
 		}
 		n++

@@ -161,7 +161,7 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 			p := preparer{text: text}
 			for _, tpl := range set.templates {
 				want := refPrepare(tpl, text)
-				id := p.prepare(&tpl.Options)
+				id, _ := p.prepare(&tpl.Options, nil)
 				if got := p.texts[id]; got != want {
 					t.Fatalf("%s, template %s: shared preparation differs from the template's own", name, tpl.Name)
 				}

@@ -241,15 +241,16 @@ func (r *Regex) findAll(s string, n int) ([]match, error) {
 		}
 		return out, nil
 	}
-	runes := []rune(s)
 	// regexp2 reports rune offsets; byteAt maps them back to byte offsets.
-	byteAt := make([]int, len(runes)+1)
-	b := 0
-	for i, c := range runes {
-		byteAt[i] = b
-		b += utf8.RuneLen(c)
+	// Each rune's width is read from s: an invalid byte is one U+FFFD rune
+	// of one byte, not of U+FFFD's three.
+	runes := make([]rune, 0, len(s))
+	byteAt := make([]int, 0, len(s)+1)
+	for i, c := range s {
+		runes = append(runes, c)
+		byteAt = append(byteAt, i)
 	}
-	byteAt[len(runes)] = b
+	byteAt = append(byteAt, len(s))
 	var out []match
 	m, err := r.bt.FindRunesMatch(runes)
 	for err == nil && m != nil && (n < 0 || len(out) < n) {
@@ -336,10 +337,23 @@ func (r *Regex) groupIndex(name string) int {
 
 func (r *Regex) expand(s string, m match, repl string) string {
 	var b strings.Builder
+	r.walkRepl(repl, func(c byte) { b.WriteByte(c) }, func(g int) {
+		v, _ := m.group(s, g)
+		b.WriteString(v)
+	})
+	return b.String()
+}
+
+// walkRepl reads repl in Python's replacement syntax, in order: lit gets
+// each byte written as it is (escapes decoded), group each group reference
+// (an index past the last group writes nothing, as m.group reports). expand
+// writes through it and replShape analyses through it, so the analysis
+// sees exactly what expand writes.
+func (r *Regex) walkRepl(repl string, lit func(byte), group func(int)) {
 	for i := 0; i < len(repl); i++ {
 		c := repl[i]
 		if c != '\\' || i+1 == len(repl) {
-			b.WriteByte(c)
+			lit(c)
 			continue
 		}
 		i++
@@ -347,13 +361,13 @@ func (r *Regex) expand(s string, m match, repl string) string {
 		case d == 'g' && i+1 < len(repl) && repl[i+1] == '<':
 			end := strings.IndexByte(repl[i:], '>')
 			if end < 0 {
-				b.WriteString(`\g`)
+				lit('\\')
+				lit('g')
 				continue
 			}
 			name := repl[i+2 : i+end]
 			if g := r.groupIndex(name); g >= 0 {
-				v, _ := m.group(s, g)
-				b.WriteString(v)
+				group(g)
 			}
 			i += end
 		case d >= '0' && d <= '9':
@@ -362,23 +376,21 @@ func (r *Regex) expand(s string, m match, repl string) string {
 				j++
 			}
 			g, _ := strconv.Atoi(repl[i:j])
-			v, _ := m.group(s, g)
-			b.WriteString(v)
+			group(g)
 			i = j - 1
 		case d == 'n':
-			b.WriteByte('\n')
+			lit('\n')
 		case d == 't':
-			b.WriteByte('\t')
+			lit('\t')
 		case d == 'r':
-			b.WriteByte('\r')
+			lit('\r')
 		case d == '\\':
-			b.WriteByte('\\')
+			lit('\\')
 		default:
-			b.WriteByte('\\')
-			b.WriteByte(d)
+			lit('\\')
+			lit(d)
 		}
 	}
-	return b.String()
 }
 
 // translatePython rewrites a Python pattern into RE2 syntax. needBT reports

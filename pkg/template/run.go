@@ -50,10 +50,10 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 		return nil, err
 	}
 	if t == nil {
-		var tried []TemplateTrace
-		t, tried = s.Match(text)
 		if run.Trace != nil {
-			run.Trace.Templates = tried
+			t, run.Trace.Templates = s.Match(text)
+		} else {
+			t = s.Choose(text) // the same template, without the trace nobody reads
 		}
 		if t == nil {
 			run.Outcome = &Outcome{Status: OutcomeRejected, Reason: document.ReasonUnknownFormat, Detail: "no template matched"}

@@ -249,6 +249,9 @@ type Set struct {
 	byName    map[string]*Template
 	byParty   map[string]*Template
 	warnings  []string
+	// plans holds each template's keyword absence proofs (absence.go), by
+	// index in templates.
+	plans []*absencePlan
 }
 
 // Warnings lists what a lenient load let pass (each template problem, a
@@ -332,10 +335,14 @@ func (s *Set) add(t *Template, lenient bool) []error {
 	return errs
 }
 
-// sort puts the templates in matching order: highest priority first, then
-// load order.
+// sort puts the templates in matching order (highest priority first, then
+// load order) and states each one's keyword absence proofs.
 func (s *Set) sort() {
 	sort.SliceStable(s.templates, func(i, j int) bool { return s.templates[i].Priority > s.templates[j].Priority })
+	s.plans = make([]*absencePlan, len(s.templates))
+	for i, t := range s.templates {
+		s.plans[i] = planFor(t)
+	}
 }
 
 // Templates returns the templates in matching order (highest priority first).
