@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
@@ -33,12 +34,12 @@ func benchmarkSelect(b *testing.B, choose func(*template.Set, string) *template.
 	}
 	// CPU per document next to ns/op: on a shared machine the wall time
 	// says more about the neighbours than about Match.
-	cpu0, n := templatetest.ProcessCPU(b), 0
+	cpu0, n := repotest.ProcessCPU(b), 0
 	for i := 0; b.Loop(); i++ {
 		if choose(set, texts[i%len(texts)]) == nil {
 			b.Fatal("no template matched")
 		}
 		n++
 	}
-	b.ReportMetric(float64(templatetest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(repotest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/opentrans"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
@@ -63,7 +64,7 @@ func BenchmarkDocumentCPU(b *testing.B) {
 	d := document.Document{LogID: "log", MessageID: "msg", Template: "contoso-po"}
 	opts := template.RunOptions{Template: v.Name, Mapper: anyMapper{}, Mode: d.ResultMode, ReceivedAt: time.Now()}
 	b.ReportAllocs()
-	cpu0, n := templatetest.ProcessCPU(b), 0
+	cpu0, n := repotest.ProcessCPU(b), 0
 	for i := 0; b.Loop(); i++ {
 		n++
 		dc := docs[i%len(docs)]
@@ -85,5 +86,5 @@ func BenchmarkDocumentCPU(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(templatetest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(repotest.ProcessCPU(b)-cpu0)/float64(n), "cpu-ns/op")
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/docintake/docintake/pkg/repotest"
 
@@ -84,10 +83,4 @@ func AreaFunc(path string) template.AreaFunc {
 		}
 		return t.String(), nil
 	}
-}
-
-// ProcessCPU is repotest.ProcessCPU, the test process's CPU time so far.
-func ProcessCPU(t testing.TB) time.Duration {
-	t.Helper()
-	return repotest.ProcessCPU(t)
 }
