@@ -9,6 +9,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
@@ -215,18 +216,8 @@ func slotOf(client string, per int) store.WebhookSlot {
 // ended, by slot.
 func leasedSlots(t *testing.T, s *store.Store, client string) map[int]string {
 	t.Helper()
-	rows, err := s.Pool().Query(t.Context(), `SELECT slot, holder FROM webhook_slots WHERE client_id = $1 AND leased_until > now()`, client)
-	require.NoError(t, err)
-	defer rows.Close()
-	out := map[int]string{}
-	for rows.Next() {
-		var n int
-		var h string
-		require.NoError(t, rows.Scan(&n, &h))
-		out[n] = h
-	}
-	require.NoError(t, rows.Err())
-	return out
+	return storetest.QueryMap[int, string](t, s.Pool(),
+		`SELECT slot, holder FROM webhook_slots WHERE client_id = $1 AND leased_until > now()`, client)
 }
 
 // ClaimDelivery leases a slot only with the claim: a busy client's

@@ -319,17 +319,7 @@ func TestOutboxHandoff(t *testing.T) {
 	s.HandOutboxTo(func(rows []store.OutboxRow) { handed = append(handed, rows) })
 	require.True(t, s.HandsOutbox())
 	ids := func() map[string]int64 {
-		out := map[string]int64{}
-		rows, err := s.Pool().Query(ctx, `SELECT msg_id, id FROM outbox`)
-		require.NoError(t, err)
-		for rows.Next() {
-			var m string
-			var id int64
-			require.NoError(t, rows.Scan(&m, &id))
-			out[m] = id
-		}
-		require.NoError(t, rows.Err())
-		return out
+		return storetest.QueryMap[string, int64](t, s.Pool(), `SELECT msg_id, id FROM outbox`)
 	}
 
 	d, _ := newDoc("acme", "m-handoff", "pdf")

@@ -18,6 +18,7 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -363,17 +364,8 @@ func TestTwoInstances200Documents(t *testing.T) {
 		b.waitState(d, document.StateProcessedSuccess, 90*time.Second)
 	}
 	require.EqualValues(t, 2*n, b.objects.results.Load(), "one XML and one JSON per document")
-	rows, err := b.st.Pool().Query(t.Context(), `SELECT document_id::text, count(*) FROM document_events
+	perDoc := storetest.QueryMap[string, int](t, b.st.Pool(), `SELECT document_id::text, count(*) FROM document_events
 		WHERE detail IS NULL OR detail NOT LIKE 'attempt %' GROUP BY document_id`)
-	require.NoError(t, err)
-	perDoc := map[string]int{}
-	for rows.Next() {
-		var id string
-		var k int
-		require.NoError(t, rows.Scan(&id, &k))
-		perDoc[id] = k
-	}
-	require.NoError(t, rows.Err())
 	require.Len(t, perDoc, n)
 	for id, k := range perDoc {
 		require.Equal(t, 2, k, "document %s: received + processed_success only (besides the template pin)", id)

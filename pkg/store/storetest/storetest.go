@@ -130,3 +130,28 @@ func Store(t testing.TB) *store.Store {
 	t.Helper()
 	return store.New(Pool(t))
 }
+
+// QueryMap runs a query of two columns and returns its rows as a map from
+// the first column to the second (a later duplicate key wins); any error
+// fails the test.
+func QueryMap[K comparable, V any](t testing.TB, pool *pgxpool.Pool, sql string, args ...any) map[K]V {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatalf("storetest: %s: %v", sql, err)
+	}
+	defer rows.Close()
+	out := map[K]V{}
+	for rows.Next() {
+		var k K
+		var v V
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatalf("storetest: scan %s: %v", sql, err)
+		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("storetest: %s: %v", sql, err)
+	}
+	return out
+}
