@@ -134,7 +134,10 @@ func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 	b.t.Helper()
 	nc, js := queuetest.Connect(b.t, b.natsURL)
 	reg := prometheus.NewRegistry()
-	d := processor.Deps{Adapters: system.Adapters{Store: b.st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
+	// A store of its own on the shared pool, as a separate process has: the
+	// store hands its committed outbox rows to one relay, this instance's.
+	st := store.New(b.st.Pool())
+	d := processor.Deps{Adapters: system.Adapters{Store: st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
 		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}}
 	relay := system.NewRelay(d.Adapters, b.cfg)
 	for _, m := range mod {
