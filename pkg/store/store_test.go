@@ -323,11 +323,15 @@ func TestOutboxHandoff(t *testing.T) {
 	}
 
 	d, _ := newDoc("acme", "m-handoff", "pdf")
-	_, created, err := s.CreateDocument(ctx, d, store.OutboxRow{Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job")})
+	// The trace context travels with the row (the upload's span).
+	trace := map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	_, created, err := s.CreateDocument(ctx, d, store.OutboxRow{Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job"),
+		Headers: trace})
 	require.NoError(t, err)
 	require.True(t, created)
 	require.Len(t, handed, 1)
-	require.Equal(t, []store.OutboxRow{{ID: ids()["p1"], Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job")}}, handed[0])
+	require.Equal(t, []store.OutboxRow{{ID: ids()["p1"], Subject: "intake.process.acme", MsgID: "p1", Payload: []byte("job"),
+		Headers: map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}, handed[0])
 
 	// Two rows of one state change, each with its own id.
 	_, err = s.Transition(ctx, store.Change{DocumentID: d.ID, From: document.StateReceived, To: document.StateProcessedRejected,

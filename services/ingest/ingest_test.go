@@ -249,13 +249,15 @@ func TestUploadMultipartAccepted(t *testing.T) {
 	var id int64
 	var subject, msgID string
 	var payload []byte
-	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT id, subject, msg_id, payload FROM outbox`).Scan(&id, &subject, &msgID, &payload))
+	var headers map[string]string
+	require.NoError(t, b.st.Pool().QueryRow(t.Context(), `SELECT id, subject, msg_id, payload, headers FROM outbox`).
+		Scan(&id, &subject, &msgID, &payload, &headers))
 	require.Equal(t, "intake.process.acme", subject)
 	require.Equal(t, logID+":process:1", msgID)
-	// After the commit the store handed that very row to the relay.
+	// After the commit the store handed that very row to the relay, with
+	// the headers it stored (the upload's trace context, when traced).
 	require.Len(t, handed, 1)
-	require.Equal(t, store.OutboxRow{ID: id, Subject: subject, MsgID: msgID, Payload: payload,
-		Headers: handed[0].Headers}, handed[0])
+	require.Equal(t, store.OutboxRow{ID: id, Subject: subject, MsgID: msgID, Payload: payload, Headers: headers}, handed[0])
 	job, err := jobs.ParseProcess(payload)
 	require.NoError(t, err)
 	require.Equal(t, logID, job.GetLogId())
