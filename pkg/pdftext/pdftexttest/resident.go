@@ -75,7 +75,12 @@ func buildResident(src string) (bin, problem string) {
 	if err != nil {
 		return "", err.Error()
 	}
-	sum := sha256.Sum256(append(code, strings.Join(flags, " ")...))
+	// The same flags as the Makefile's: the export makes the helper's own
+	// cmsOpenProfileFromMem take liblcms2's place (see the source).
+	compile := append([]string{"-O2", "-std=c++17", "-Wl,--export-dynamic-symbol=cmsOpenProfileFromMem"}, flags...)
+	// The cached build is keyed by the source and every compiler argument,
+	// so a change of either builds anew.
+	sum := sha256.Sum256(append(code, strings.Join(compile, "\x00")...))
 	dir := filepath.Join(os.TempDir(), "docintake-pdftext-resident-"+hex.EncodeToString(sum[:8]))
 	bin = filepath.Join(dir, "pdftext-resident")
 	if ours(dir) && ours(bin) {
@@ -89,10 +94,7 @@ func buildResident(src string) (bin, problem string) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err.Error()
 	}
-	// The same flags as the Makefile's: the export makes the helper's own
-	// cmsOpenProfileFromMem take liblcms2's place (see the source).
-	args := append([]string{"-O2", "-std=c++17", "-Wl,--export-dynamic-symbol=cmsOpenProfileFromMem",
-		"-o", filepath.Join(tmp, "pdftext-resident"), src}, flags...)
+	args := append([]string{"-o", filepath.Join(tmp, "pdftext-resident"), src}, compile...)
 	if out, err := exec.Command("g++", args...).CombinedOutput(); err != nil {
 		os.RemoveAll(tmp)
 		return "", "g++: " + err.Error() + ": " + string(out)
