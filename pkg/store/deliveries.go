@@ -269,15 +269,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r AttemptResult) (Delivery, e
 		})
 		return out, err
 	}
-	const q = `WITH att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
-			VALUES ($1, $6, $7, $8, $5, $9) ON CONFLICT (delivery_id, n) DO NOTHING),
-		upd AS (UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
-			leased_until = NULL, last_error = $5, updated_at = now(),
-			finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
-			WHERE id = $1 RETURNING ` + deliveryColumns + `),
-		rel AS (DELETE FROM webhook_slots WHERE client_id = $10 AND holder = $11 AND EXISTS (SELECT 1 FROM upd))
-		SELECT upd.* FROM upd`
-	d, err := scanDelivery(s.db.QueryRow(ctx, q, append(attemptArgs(r), slotArgs(r.Slot)...)...))
+	d, err := scanDelivery(s.db.QueryRow(ctx, recordAttemptSQL, append(attemptArgs(r), slotArgs(r.Slot)...)...))
 	if err != nil {
 		return Delivery{}, translate(err, "record attempt")
 	}
@@ -327,12 +319,23 @@ func chainable(changes []Change) bool {
 	return true
 }
 
+// recordAttemptSQL is RecordAttempt without state changes: the attempt,
+// the delivery's outcome and the slot's release in one statement.
+var recordAttemptSQL = `WITH att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
+		VALUES ($1, $6, $7, $8, $5, $9) ON CONFLICT (delivery_id, n) DO NOTHING),
+	upd AS (UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
+		leased_until = NULL, last_error = $5, updated_at = now(),
+		finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
+		WHERE id = $1 RETURNING ` + deliveryColumns + `),
+	rel AS (` + releaseSlotSQL(10) + ` AND EXISTS (SELECT 1 FROM upd))
+	SELECT upd.* FROM upd`
+
 // recordAttemptChainSQL is recordAttemptChain's single statement: the
 // document's compare-and-set straight to the chain's last state with one
 // event per step (in order, so their ids keep the history's order), and
 // the attempt, the slot's release and the delivery's update, written only
 // when the compare-and-set matched.
-const recordAttemptChainSQL = `WITH upd AS (
+var recordAttemptChainSQL = `WITH upd AS (
 		UPDATE documents SET state = $11, updated_at = now()
 		WHERE id = $10 AND state = $12
 		RETURNING id, status_reason),
@@ -344,7 +347,7 @@ const recordAttemptChainSQL = `WITH upd AS (
 	att AS (INSERT INTO delivery_attempts (delivery_id, n, status_code, latency_ms, error, body_prefix)
 		SELECT $1, $6::integer, $7::integer, $8::double precision, $5, $9::text WHERE EXISTS (SELECT 1 FROM upd)
 		ON CONFLICT (delivery_id, n) DO NOTHING),
-	rel AS (DELETE FROM webhook_slots WHERE client_id = $17 AND holder = $18 AND EXISTS (SELECT 1 FROM upd))
+	rel AS (` + releaseSlotSQL(17) + ` AND EXISTS (SELECT 1 FROM upd))
 	UPDATE deliveries SET outcome = $2, failures = failures + $3, next_attempt_at = $4,
 		leased_until = NULL, last_error = $5, updated_at = now(),
 		finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -31,11 +32,17 @@ func slotArgs(s *WebhookSlot) []any {
 	return []any{s.ClientID, s.Holder}
 }
 
+// releaseSlotSQL is the statement that frees the slot named by slotArgs
+// bound at $n and $n+1; the attempt records run it as a CTE, with a
+// condition appended.
+func releaseSlotSQL(n int) string {
+	return fmt.Sprintf(`DELETE FROM webhook_slots WHERE client_id = $%d AND holder = $%d`, n, n+1)
+}
+
 // ReleaseWebhookSlot frees the slot if its holder still has it. The paths
 // where no attempt is recorded after a claim use it.
 func (s *Store) ReleaseWebhookSlot(ctx context.Context, slot WebhookSlot) error {
-	if _, err := s.db.Exec(ctx, `DELETE FROM webhook_slots WHERE client_id = $1 AND holder = $2`,
-		slotArgs(&slot)...); err != nil {
+	if _, err := s.db.Exec(ctx, releaseSlotSQL(1), slotArgs(&slot)...); err != nil {
 		return translate(err, "release webhook slot")
 	}
 	return nil
