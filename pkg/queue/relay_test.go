@@ -299,6 +299,10 @@ func TestRelayHandoffPublishFailure(t *testing.T) {
 	mu.Unlock()
 	require.Equal(t, "m", recv(t, pub.published), "the poll publishes it")
 	require.Eventually(t, func() bool { return src.isSent(m.ID) }, 10*time.Second, time.Millisecond)
+	// Claimed and deleted by the poll's own statement: the hand-over kept no
+	// copy to retry and delete later (that would go through DeleteOutbox).
+	require.Empty(t, src.deletes, "no hand-over deletion")
+	require.Empty(t, pub.published, "published once")
 }
 
 func TestRelayRunRetriesAfterFailure(t *testing.T) {
