@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,65 +37,6 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
-}
-
-// createDocumentSQL is CreateDocument's single statement.
-var createDocumentSQL = `WITH ins AS (
-		INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
-			template, party_id, result_mode, source_key, source_path, state)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT (client_id, message_id) DO NOTHING
-		RETURNING *),
-	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor) SELECT id, NULL, state, 'ingest' FROM ins),
-	ob AS (` + outboxInsert + ` FROM ins, ` + outboxUnnest(15) + ` RETURNING id, msg_id)
-	SELECT ` + documentColumns + `, ` + outboxWritten + ` FROM ins`
-
-// CreateDocument inserts d in state received with its creating event and the
-// outbox row for the processor, in one statement. d.SourceKey (with
-// SourcePath, its URI) names the stored PDF; without it CreateDocument
-// returns EINVALID.
-//
-// Idempotency: (client_id, message_id) is unique. If a document with d's
-// message id exists already, CreateDocument returns it with created=false when
-// its file SHA-256 equals d's, and an EINVALID error with code
-// duplicate_message_id when it differs. The unique index decides under
-// concurrent uploads, so exactly one row is ever written.
-func (s *Store) CreateDocument(ctx context.Context, d document.Document, job OutboxRow) (document.Document, bool, error) {
-	if d.SourceKey == "" {
-		// The PDF is stored before the row, so its key is always known.
-		return document.Document{}, false, document.Errorf(document.EINVALID, "document %s has no source key", d.LogID)
-	}
-	ob, err := newOutboxBatch([]OutboxRow{job})
-	if err != nil {
-		return document.Document{}, false, err
-	}
-	// One statement (one round trip, atomic without BEGIN/COMMIT): the row,
-	// its creating event and the processor's job are written together or
-	// not at all, and only when the row is new.
-	args := append([]any{d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize, d.Filename,
-		d.Subject, d.Template, nullable(d.PartyID), nullable(string(d.ResultMode)), d.SourceKey, nullable(d.SourcePath),
-		document.StateReceived}, ob.args()...)
-	var ids []int64
-	var msgIDs []string
-	got, err := scanDocument(s.db.QueryRow(ctx, createDocumentSQL, args...), &ids, &msgIDs)
-	if err == nil {
-		s.written([]OutboxRow{job}, ids, msgIDs)
-		return got, true, nil
-	}
-	if err != pgx.ErrNoRows {
-		return document.Document{}, false, translate(err, "insert document")
-	}
-	// The message id is taken. ON CONFLICT waited for the row's writer to
-	// commit, so this later statement sees it.
-	existing, err := s.DocumentByMessageID(ctx, d.ClientID, d.MessageID)
-	if err != nil {
-		return document.Document{}, false, err
-	}
-	if !bytes.Equal(existing.FileSHA256, d.FileSHA256) {
-		return document.Document{}, false, document.CodedErrorf(document.EINVALID, "duplicate_message_id",
-			"message_id %q was already used for a different file", d.MessageID)
-	}
-	return existing, false, nil
 }
 
 // DocumentByMessageID returns the client's document with that message id.
@@ -389,6 +329,12 @@ func newOutboxBatch(rows []OutboxRow) (outboxBatch, error) {
 
 func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payloads, b.headers} }
 
+// add appends o's rows to b.
+func (b *outboxBatch) add(o outboxBatch) {
+	b.subjects, b.msgIDs = append(b.subjects, o.subjects...), append(b.msgIDs, o.msgIDs...)
+	b.payloads, b.headers = append(b.payloads, o.payloads...), append(b.headers, o.headers...)
+}
+
 // RelayOutbox claims up to limit unsent rows committed at least minAge ago
 // with FOR UPDATE SKIP LOCKED (so several relays share the work without
 // blocking), calls publish once with the batch in id order, deletes the
@@ -397,8 +343,10 @@ func (b outboxBatch) args() []any { return []any{b.subjects, b.msgIDs, b.payload
 // published). If the process dies between publish and commit, the rows
 // are published again later with the same MsgID and the broker's dedup
 // window drops the copy. Returns how many rows were published and the
-// first publish error. (Rows that a relay of an older release marked with
-// sent_at are skipped.)
+// first publish error. Rows that a relay of an older release marked with
+// sent_at during a rolling upgrade (after migration 00016 deleted the
+// sent ones) are deleted with the claim's batch and not published again:
+// that relay published them.
 //
 // This is the cold path: minAge leaves the rows the process which wrote
 // them has been handed (HandOutboxTo) to that process, whose relay
@@ -408,36 +356,47 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, minAge time.Duration
 	var sent int
 	var pubErr error
 	err := s.WithTx(ctx, func(tx *Store) error {
-		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers FROM outbox
-			WHERE sent_at IS NULL AND created_at <= now() - $2::interval
+		rows, err := tx.db.Query(ctx, `SELECT id, subject, msg_id, payload, headers, sent_at IS NOT NULL FROM outbox
+			WHERE created_at <= now() - $2::interval
 			ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit, minAge)
 		if err != nil {
 			return translate(err, "claim outbox")
 		}
-		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxRow, error) {
+		var batch []OutboxRow
+		var done []int64 // published: by this claim, or by an older relay (legacy sent_at)
+		for rows.Next() {
 			var m OutboxRow
-			err := r.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.Headers)
-			return m, err
-		})
-		if err != nil || len(batch) == 0 {
-			return translate(err, "claim outbox")
-		}
-		errs := publish(ctx, batch)
-		var published []int64
-		for i, m := range batch {
-			if i < len(errs) && errs[i] != nil {
-				if pubErr == nil {
-					pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, errs[i])
-				}
+			var legacySent bool
+			if err := rows.Scan(&m.ID, &m.Subject, &m.MsgID, &m.Payload, &m.Headers, &legacySent); err != nil {
+				rows.Close()
+				return translate(err, "claim outbox")
+			}
+			if legacySent {
+				done = append(done, m.ID)
 				continue
 			}
-			published = append(published, m.ID)
+			batch = append(batch, m)
 		}
-		sent = len(published)
-		if sent == 0 {
+		if err := rows.Err(); err != nil {
+			return translate(err, "claim outbox")
+		}
+		if len(batch) > 0 {
+			errs := publish(ctx, batch)
+			for i, m := range batch {
+				if i < len(errs) && errs[i] != nil {
+					if pubErr == nil {
+						pubErr = fmt.Errorf("publish outbox %d: %w", m.ID, errs[i])
+					}
+					continue
+				}
+				done = append(done, m.ID)
+				sent++
+			}
+		}
+		if len(done) == 0 {
 			return nil
 		}
-		return tx.DeleteOutbox(ctx, published)
+		return tx.DeleteOutbox(ctx, done)
 	})
 	if err != nil {
 		return 0, err

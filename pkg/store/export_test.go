@@ -25,3 +25,12 @@ func MigrationProvider(pool *pgxpool.Pool) (*goose.Provider, *sql.DB, error) {
 	}
 	return p, db, nil
 }
+
+// OnCreateQueued has f called with the queue's length each time a
+// CreateDocument call queues for a group statement (under the queue's lock:
+// f must not block).
+func (s *Store) OnCreateQueued(f func(n int)) {
+	s.creates.mu.Lock()
+	defer s.creates.mu.Unlock()
+	s.creates.queued = f
+}

@@ -52,6 +52,8 @@ type Store struct {
 	handoff *atomic.Pointer[func([]OutboxRow)]
 	// txRows collects the outbox rows a transaction wrote until it commits.
 	txRows *[]OutboxRow
+	// creates groups concurrent CreateDocument calls into shared statements.
+	creates *creates
 }
 
 // Open connects a pool to url and checks the connection.
@@ -114,7 +116,7 @@ func New(pool *pgxpool.Pool) *Store {
 	if pool == nil {
 		panic("store.New: nil pool")
 	}
-	return &Store{pool: pool, db: pool, handoff: new(atomic.Pointer[func([]OutboxRow)])}
+	return &Store{pool: pool, db: pool, handoff: new(atomic.Pointer[func([]OutboxRow)]), creates: new(creates)}
 }
 
 // HandOutboxTo makes the store hand every outbox row it writes, once
@@ -165,7 +167,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *Store) error) error {
 		_ = tx.Rollback(rctx)
 	}()
 	var written []OutboxRow
-	if err := fn(&Store{pool: s.pool, db: tx, inTx: true, handoff: s.handoff, txRows: &written}); err != nil {
+	if err := fn(&Store{pool: s.pool, db: tx, inTx: true, handoff: s.handoff, txRows: &written, creates: s.creates}); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

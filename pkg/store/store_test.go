@@ -234,6 +234,45 @@ func TestTransitionCompareAndSet(t *testing.T) {
 	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
 }
 
+// A row an older release's relay published and marked with sent_at during a
+// rolling upgrade is deleted by the next claim, not published again.
+func TestRelayOutboxDeletesLegacySentRows(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	for _, id := range []string{"old-sent", "unsent"} {
+		require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: id, Payload: []byte(id)}))
+	}
+	_, err := s.Pool().Exec(ctx, `UPDATE outbox SET sent_at = now() WHERE msg_id = 'old-sent'`)
+	require.NoError(t, err)
+	var seen []string
+	n, err := s.RelayOutbox(ctx, 10, 0, func(_ context.Context, batch []store.OutboxRow) []error {
+		for _, m := range batch {
+			seen = append(seen, m.MsgID)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "only the unsent row is published")
+	require.Equal(t, []string{"unsent"}, seen)
+	var left int
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&left))
+	require.Zero(t, left, "the legacy row went with the batch")
+
+	// A claim that finds only legacy rows publishes nothing and still
+	// deletes them.
+	require.NoError(t, s.AddOutbox(ctx, store.OutboxRow{Subject: "s", MsgID: "old-2", Payload: []byte("x")}))
+	_, err = s.Pool().Exec(ctx, `UPDATE outbox SET sent_at = now()`)
+	require.NoError(t, err)
+	n, err = s.RelayOutbox(ctx, 10, 0, func(_ context.Context, batch []store.OutboxRow) []error {
+		t.Errorf("published legacy rows %v", batch)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.NoError(t, s.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&left))
+	require.Zero(t, left)
+}
+
 func TestRelayOutbox(t *testing.T) {
 	t.Parallel()
 	s, ctx := setup(t)

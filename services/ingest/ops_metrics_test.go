@@ -71,7 +71,7 @@ func TestMetricsAfterUpload(t *testing.T) {
 
 	// The relay publishes the job; then the processor consumer has one
 	// message pending and the outbox is empty.
-	// The relay publishes before it marks the row sent, so the scrape waits
+	// The relay publishes before it deletes the row, so the scrape waits
 	// for both.
 	var fams map[string]*dto.MetricFamily
 	require.Eventually(t, func() bool {
@@ -109,6 +109,8 @@ func TestMetricsAfterUpload(t *testing.T) {
 	require.Equal(t, 1.0, value("docintake_http_requests_total", "route", "/incoming", "method", "POST", "code", "202"))
 	require.Equal(t, 1.0, value("docintake_http_request_duration_seconds", "route", "/incoming", "method", "POST"))
 	require.Equal(t, 1.0, value("docintake_ingest_upload_bytes"))
+	require.Equal(t, 1.0, value("docintake_ingest_insert_group_uploads"), "one upload, one group")
+	require.Equal(t, 1.0, fams["docintake_ingest_insert_group_uploads"].GetMetric()[0].GetHistogram().GetSampleSum())
 	require.Equal(t, float64(len(pdf)), fams["docintake_ingest_upload_bytes"].GetMetric()[0].GetHistogram().GetSampleSum())
 	require.Equal(t, 0.0, value("docintake_outbox_unsent"))
 	require.Equal(t, 0.0, value("docintake_outbox_oldest_unsent_age_seconds"))
@@ -119,7 +121,8 @@ func TestMetricsAfterUpload(t *testing.T) {
 	require.Contains(t, fams, "go_goroutines", "the registry carries the runtime collectors")
 
 	// Prometheus conventions: counters end in _total, durations are in
-	// seconds, sizes in bytes.
+	// seconds, sizes in bytes, and a histogram of counts names what it
+	// counts in the plural (the group commit's _uploads).
 	for name, f := range fams {
 		if !strings.HasPrefix(name, "docintake_") {
 			continue
@@ -128,7 +131,7 @@ func TestMetricsAfterUpload(t *testing.T) {
 		case dto.MetricType_COUNTER:
 			require.True(t, strings.HasSuffix(name, "_total"), name)
 		case dto.MetricType_HISTOGRAM:
-			require.True(t, strings.HasSuffix(name, "_seconds") || strings.HasSuffix(name, "_bytes"), name)
+			require.True(t, strings.HasSuffix(name, "_seconds") || strings.HasSuffix(name, "_bytes") || strings.HasSuffix(name, "_uploads"), name)
 		}
 	}
 

@@ -44,6 +44,14 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
+	groups := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "docintake_ingest_insert_group_uploads",
+		Help:    "Uploads written by one INSERT of the store's group commit (concurrent uploads share one statement and commit).",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
+	})
+	d.Registry.MustRegister(groups)
+	d.Store.ObserveCreateGroups(func(n int) { groups.Observe(float64(n)) })
+	defer d.Store.ObserveCreateGroups(nil)
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.
 	pdfOpts := system.PDFOptions(cfg) // samples are read as the processor reads documents
