@@ -86,8 +86,9 @@ type Tuning struct {
 	// RelayBatchSize is the number of outbox rows one relay transaction
 	// claims and publishes together.
 	RelayBatchSize int
-	// RelayPollInterval is how often a relay looks for rows nobody
-	// notified it about (committed by another process, or a failed batch).
+	// RelayPollInterval is how often a relay looks for rows nobody handed
+	// it (committed by a process without a relay or that died, or left by
+	// a failed publish).
 	RelayPollInterval time.Duration
 	// RelayPublishTimeout bounds the wait for a batch's JetStream acks.
 	RelayPublishTimeout time.Duration

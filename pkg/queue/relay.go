@@ -23,10 +23,9 @@ type OutboxSource interface {
 	// ago (FOR UPDATE SKIP LOCKED in one transaction, so several relays
 	// never publish the same row at the same time), calls publish once with
 	// the whole batch in id order, deletes the rows it published and
-	// commits. publish returns nil when
-	// every message was published, else one error per message (nil:
-	// published). Returns how many rows were published and the first
-	// publish error.
+	// commits. publish returns nil when every message was published, else
+	// one error per message (nil: published). Returns how many rows were
+	// published and the first publish error.
 	RelayOutbox(ctx context.Context, limit int, minAge time.Duration, publish func(ctx context.Context, batch []OutboxMessage) []error) (int, error)
 	// DeleteOutbox removes rows that were handed to the relay (Handoff)
 	// and published.
@@ -46,9 +45,8 @@ type RelayOptions struct {
 	// BatchSize is the number of rows claimed per transaction, and the
 	// most hand-over rows published or deleted together.
 	BatchSize int
-	// PollInterval is how often the relay looks for rows it was neither
-	// handed nor notified about (committed by another process, or left by
-	// a failed publish).
+	// PollInterval is how often the relay looks for rows it was not handed
+	// (committed by another process, or left by a failed publish).
 	PollInterval time.Duration
 	// ClaimAge is how old a row must be before the poll claims it: younger
 	// ones belong to the relay of the process that wrote them.
@@ -253,8 +251,9 @@ func (r *Relay) pendingDeletes() int {
 
 // Run relays until ctx is cancelled, then returns nil: rows handed over at
 // once, their deletion within DeleteDelay (or as soon as a batch is full),
-// rows not handed over once they are ClaimAge old, at every PollInterval. Failures (broker or database down) are logged and retried
-// at the next wake-up; they never end Run.
+// rows not handed over at every PollInterval once they are ClaimAge old.
+// Failures (broker or database down) are logged and retried at the next
+// wake-up; they never end Run.
 func (r *Relay) Run(ctx context.Context) error {
 	r.running.Inc()
 	defer r.running.Dec()

@@ -110,7 +110,7 @@ func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, minAge time.Dura
 		published = append(published, r.ID)
 	}
 	if m.FailMarksFunc != nil && m.FailMarksFunc() {
-		return 0, errors.New("mark sent: connection reset") // rolled back
+		return 0, errors.New("delete published: connection reset") // rolled back
 	}
 	for _, id := range published {
 		m.sent[id] = true
@@ -214,9 +214,9 @@ func TestRelayPublishErrorGivesBackFailedRows(t *testing.T) {
 	require.Equal(t, []string{"m0", "m1", "m3", "m4", "m2"}, pub.ids())
 }
 
-// TestRelayRunPolls: the poll claims rows nobody handed over or notified
-// about once they are ClaimAge old, and leaves younger ones to the relay of
-// the process that wrote them.
+// TestRelayRunPolls: the poll claims rows nobody handed over once they are
+// ClaimAge old, and leaves younger ones to the relay of the process that
+// wrote them.
 func TestRelayRunPolls(t *testing.T) {
 	t.Parallel()
 	src, pub := newMemOutbox(), newFakePublisher()
@@ -332,7 +332,8 @@ func TestNewRelayNilDependencies(t *testing.T) {
 }
 
 // TestRelayKilledBetweenPublishAndMark publishes to real JetStream, loses
-// the "mark sent" of the first batch (the relay dies before its commit), and
+// the deletion of the first batch's published rows (the relay dies before
+// its commit), and
 // relays again: the stream holds each job exactly once.
 func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	t.Parallel()

@@ -173,7 +173,8 @@ func dlqRequeue(ctx context.Context, env Env, cfg config.Config, st *store.Store
 
 // publishOutbox publishes the new jobs at once. The requeue is committed
 // already: when NATS cannot be reached, the outbox relay of any running
-// service publishes them within a second.
+// service claims them once they are its claim age old (2 s by default) and
+// publishes them with its next poll, a few seconds later.
 func publishOutbox(ctx context.Context, env Env, cfg config.Config, st *store.Store) {
 	nc, err := nats.Connect(cfg.NATSURL, nats.Name("intakectl"), nats.Timeout(5*time.Second))
 	if err != nil {
