@@ -77,16 +77,28 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 }
 
 // closeUnread makes the answer the connection's last, for a refusal given
-// before the body was read: "Connection: close" makes net/http send it at
-// once instead of first reading what the client may still be sending, and a
-// read deadline in the past stops the read of up to 256 KiB that net/http
-// still attempts after the handler to find the body's end.
+// before the body was read. "Connection: close" makes net/http send it at
+// once instead of first reading what the client may still be sending.
+//
+// After the answer net/http still reads up to 256 KiB of the unread body to
+// find its end; the read deadline bounds that by unreadLinger. It must not
+// stop it outright: closing a socket with unread data in it makes the kernel
+// send a reset, and a client still writing its body then sees "broken pipe"
+// or "connection reset" instead of the 413 or 401 already sent to it (a
+// lingering close, as nginx does). A larger declared body is not read at all;
+// net/http then half-closes and waits 500 ms before the close, for the same
+// reason. A stranger dribbling a body holds the connection for unreadLinger,
+// not ReadTimeout.
 func closeUnread(c echo.Context) {
 	if c.Request().ContentLength != 0 {
 		c.Response().Header().Set(echo.HeaderConnection, "close")
-		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(unreadLinger))
 	}
 }
+
+// unreadLinger is how long a refused request's unread body is still read
+// (and thrown away) after the answer: 256 KiB in 2 s needs about 1 Mbit/s.
+const unreadLinger = 2 * time.Second
 
 func tooLarge(limit int64) error {
 	return document.CodedErrorf(document.ETOOLARGE, codeTooLarge, "request body exceeds %d bytes", limit)
