@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -79,9 +80,8 @@ type S3 struct {
 	signer    *v4.Signer
 	creds     aws.Credentials
 	anonymous bool
-	quota     retryQuota
+	retryer   *retry.Standard  // shared with client (newRetryer)
 	skew      atomic.Int64     // server clock minus ours in ns (clock skew correction)
-	retryBase time.Duration    // backoff unit, 1s; tests shorten it
 	now       func() time.Time // signing clock; tests fix it
 }
 
@@ -120,9 +120,10 @@ func NewS3(cfg S3Config) (*S3, error) {
 			// sets the same.
 			o.DisableURIPathEscaping = true
 		}),
-		retryBase: time.Second,
-		now:       time.Now,
+		retryer: newRetryer(),
+		now:     time.Now,
 	}
+	opts.Retryer = s.retryer
 	if cfg.AccessKey != "" {
 		opts.Credentials = credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")
 		s.creds = aws.Credentials{AccessKeyID: cfg.AccessKey, SecretAccessKey: cfg.SecretKey}

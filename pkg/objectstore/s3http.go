@@ -8,8 +8,8 @@ package objectstore
 // put+get pair (BenchmarkS3PutGet); these four requests are what every
 // document does, so they skip it. What the stack did for them is redone here:
 // addressing (resolved once by the SDK's endpoint rules in NewS3), SigV4
-// signing with S3's path escaping, the error body, retries with backoff and a
-// retry quota, and clock skew correction.
+// signing with S3's path escaping, the error body, retries (the SDK's own
+// standard retryer, shared with the SDK client), and clock skew correction.
 
 import (
 	"context"
@@ -20,16 +20,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/encoding/httpbinding"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 const (
@@ -50,37 +50,10 @@ const (
 	maxDrain = 256 << 10
 )
 
-// Retry policy: the SDK's standard retryer (aws/retry), which these requests
-// used before.
-const (
-	maxAttempts = 3
-	maxBackoff  = 20 * time.Second
-	// retryQuotaTokens, retryCost and timeoutRetryCost size the retry token
-	// bucket; a request that succeeds returns noRetryRefund token, a retry
-	// that succeeds its cost.
-	retryQuotaTokens = 500
-	retryCost        = 5
-	timeoutRetryCost = 10
-	noRetryRefund    = 1
-	// skewThreshold is how far the server's clock may be from ours before a
-	// signature error is taken for clock skew.
-	skewThreshold = 4 * time.Minute
-)
-
-// retryStatus are the HTTP statuses retried whatever the error code.
-var retryStatus = map[int]bool{500: true, 502: true, 503: true, 504: true}
-
-// retryCodes are the S3 error codes retried whatever the status: the SDK's
-// transient and throttling codes (S3 throttles with 503 SlowDown).
-var retryCodes = map[string]bool{
-	"RequestTimeout": true, "RequestTimeoutException": true,
-	"Throttling": true, "ThrottlingException": true, "ThrottledException": true,
-	"RequestThrottledException": true, "TooManyRequestsException": true,
-	"ProvisionedThroughputExceededException": true, "TransactionInProgressException": true,
-	"RequestLimitExceeded": true, "BandwidthLimitExceeded": true, "LimitExceededException": true,
-	"RequestThrottled": true, "SlowDown": true, "PriorRequestNotComplete": true,
-	"EC2ThrottledException": true,
-}
+// skewThreshold is how far the server's clock may be from ours before a
+// signature error is taken for clock skew (the SDK's retry middleware uses
+// the same).
+const skewThreshold = 4 * time.Minute
 
 // skewCodes are the error codes a request signed with a wrong clock gets; they
 // are retried only when the response's Date shows the skew.
@@ -211,36 +184,66 @@ func unreserved(c byte) bool {
 		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-// do sends r, retrying transient failures like the SDK's standard retryer:
-// up to maxAttempts attempts with jittered exponential backoff, for network
-// errors (every request here is idempotent), 500/502/503/504, throttling
-// and timeout codes, and signature errors that the server's clock explains;
-// never for other 4xx. Retries draw on the store's retry quota. On success
-// the response is returned with its body unread; any other response is read
-// into an *s3Error and closed.
+// newRetryer is the SDK's standard retryer (aws/retry: attempts, jittered
+// backoff, the retry quota, which errors are transient) with two additions
+// for what the SDK's middleware decides before its retryer is asked: a
+// signature error that the server's clock explains is retried (checkSkew),
+// and a certificate the server cannot prove is not, being no transient
+// failure. NewS3 gives one to the SDK client too, so multipart uploads and
+// the lean requests share one quota as one SDK client's operations do.
+func newRetryer(opts ...func(*retry.StandardOptions)) *retry.Standard {
+	return retry.NewStandard(append([]func(*retry.StandardOptions){func(o *retry.StandardOptions) {
+		o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			var se *s3Error
+			if errors.As(err, &se) && se.skewed {
+				return aws.TrueTernary
+			}
+			var cert *tls.CertificateVerificationError
+			if errors.As(err, &cert) {
+				return aws.FalseTernary
+			}
+			return aws.UnknownTernary
+		})}, o.Retryables...)
+	}}, opts...)...)
+}
+
+// do sends r, retrying what the store's retryer calls transient (network
+// errors, as every request here is idempotent; 500/502/503/504; throttling
+// and timeout codes; signature errors that the server's clock explains),
+// the way the SDK's retry middleware drives it: an attempt token whose
+// release refills the quota on success, a retry token per retry, the
+// retryer's backoff between attempts. (The middleware's AWS_NEW_RETRIES_2026
+// variant counts attempts for the backoff from 0; this follows the default.)
+// On success the response is returned with its body unread; any other
+// response is read into an *s3Error and closed.
 func (s *S3) do(ctx context.Context, r *s3Request) (*http.Response, error) {
-	var spent int64 // tokens of the retry that led to the current attempt
+	releaseRetry := func(error) error { return nil }
 	for attempt := 1; ; attempt++ {
+		releaseAttempt, err := s.retryer.GetAttemptToken(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("s3: attempt token: %w", err)
+		}
 		resp, err := s.attempt(ctx, r)
+		_ = releaseRetry(err)
+		_ = releaseAttempt(err)
 		if err == nil {
-			s.quota.refund(spent + noRetryRefund)
 			return resp, nil
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !s.retryer.IsErrorRetryable(err) {
 			return nil, err
 		}
-		cost, ok := retryable(err)
-		if !ok {
-			return nil, err
+		if attempt >= s.retryer.MaxAttempts() {
+			return nil, &retry.MaxAttemptsError{Attempt: attempt, Err: err}
 		}
-		if attempt == maxAttempts {
-			return nil, fmt.Errorf("%d attempts: %w", attempt, err)
+		var quotaErr error
+		if releaseRetry, quotaErr = s.retryer.GetRetryToken(ctx, err); quotaErr != nil {
+			return nil, fmt.Errorf("%w (not retried: %w)", err, quotaErr)
 		}
-		if !s.quota.take(cost) {
-			return nil, fmt.Errorf("retry quota exhausted: %w", err)
+		delay, delayErr := s.retryer.RetryDelay(attempt, err)
+		if delayErr != nil {
+			return nil, fmt.Errorf("%w (not retried: %w)", err, delayErr)
 		}
-		spent = cost
-		t := time.NewTimer(s.backoff(attempt))
+		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -248,44 +251,6 @@ func (s *S3) do(ctx context.Context, r *s3Request) (*http.Response, error) {
 		case <-t.C:
 		}
 	}
-}
-
-// backoff is the SDK's delay before retrying after attempt n: a random
-// fraction of 2^n times retryBase (1s), at most maxBackoff.
-func (s *S3) backoff(n int) time.Duration {
-	d := s.retryBase << n
-	if d > maxBackoff || d <= 0 {
-		d = maxBackoff
-	}
-	return time.Duration(rand.Float64() * float64(d))
-}
-
-// retryable tells whether err is worth another attempt, and what that
-// retry costs from the quota.
-func retryable(err error) (cost int64, ok bool) {
-	var se *s3Error
-	if errors.As(err, &se) {
-		return retryCost, se.skewed || retryStatus[se.Status] || retryCodes[se.Code]
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return retryCost, !dns.IsNotFound
-	}
-	var cert *tls.CertificateVerificationError
-	if errors.As(err, &cert) {
-		return 0, false
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return timeoutRetryCost, true
-	}
-	// A refused, reset or broken connection, or one the server closed in
-	// the middle of a response.
-	var op *net.OpError
-	if errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return retryCost, true
-	}
-	return 0, false
 }
 
 // attempt builds, signs and sends r once.
@@ -330,7 +295,10 @@ func (s *S3) attempt(ctx context.Context, r *s3Request) (*http.Response, error) 
 	}
 	resp, err := s.httpc.Do(req)
 	if err != nil {
-		return nil, err
+		// What the SDK's HTTP client returns for any failure to send or to
+		// read the answer's head; the retryer retries it as a connection
+		// error.
+		return nil, &smithyhttp.RequestSendError{Err: err}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil
@@ -414,40 +382,6 @@ func (a *attemptReader) Close() error {
 	a.closed = true
 	a.mu.Unlock()
 	return nil
-}
-
-// retryQuota is the SDK's retry token bucket, per store: retries spend
-// tokens and successes return some, so that while the server fails most
-// requests the store stops multiplying its load by maxAttempts. The zero
-// value is full.
-type retryQuota struct {
-	spent atomic.Int64
-}
-
-// take spends cost tokens, or reports false when too few are left.
-func (q *retryQuota) take(cost int64) bool {
-	for {
-		s := q.spent.Load()
-		if s+cost > retryQuotaTokens {
-			return false
-		}
-		if q.spent.CompareAndSwap(s, s+cost) {
-			return true
-		}
-	}
-}
-
-// refund returns n tokens, up to a full bucket.
-func (q *retryQuota) refund(n int64) {
-	for {
-		s := q.spent.Load()
-		if s == 0 {
-			return
-		}
-		if q.spent.CompareAndSwap(s, max(s-n, 0)) {
-			return
-		}
-	}
 }
 
 // payloadHash returns the SigV4 payload hash of the size bytes of rs from

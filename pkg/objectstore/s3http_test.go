@@ -8,8 +8,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,6 +22,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/encoding/httpbinding"
@@ -282,8 +287,15 @@ func newFakeS3(t *testing.T, respond func(n int, w http.ResponseWriter, r *http.
 	st, err := NewS3(S3Config{Endpoint: f.srv.URL, PathStyle: true, Bucket: "b", AccessKey: "a", SecretKey: "s",
 		HTTPClient: &http.Client{Transport: tr}})
 	require.NoError(t, err)
-	st.retryBase = time.Millisecond
+	st.retryer = newRetryer(backoff(time.Millisecond))
 	return st, f
+}
+
+// backoff makes a retryer wait d before every retry.
+func backoff(d time.Duration) func(*retry.StandardOptions) {
+	return func(o *retry.StandardOptions) {
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return d, nil })
+	}
 }
 
 func s3ErrorBody(w http.ResponseWriter, status int, code string) {
@@ -400,7 +412,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	st.retryBase = time.Hour
+	st.retryer = newRetryer(backoff(time.Hour))
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		<-first
@@ -447,23 +459,53 @@ func TestClockSkewCorrected(t *testing.T) {
 	require.EqualValues(t, 3, f.attempts.Load(), "later requests are signed with the corrected clock")
 }
 
+// Retries draw on the store's quota: with tokens for one retry, a request
+// that keeps failing is sent twice, and the next one, finding the quota
+// spent, once.
 func TestRetryQuota(t *testing.T) {
 	t.Parallel()
-	var q retryQuota
-	n := 0
-	for q.take(retryCost) {
-		n++
-	}
-	require.Equal(t, retryQuotaTokens/retryCost, n, "a full bucket pays for this many retries")
-	q.refund(retryCost)
-	require.True(t, q.take(retryCost), "successes refill it")
-	require.False(t, q.take(retryCost))
-
 	st, f := newFakeS3(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	st.quota.spent.Store(retryQuotaTokens)
+	st.retryer = newRetryer(backoff(time.Millisecond), func(o *retry.StandardOptions) {
+		o.RateLimiter = ratelimit.NewTokenRateLimit(retry.DefaultRetryCost)
+	})
+	require.Error(t, st.Ping(t.Context()))
+	require.EqualValues(t, 2, f.attempts.Load(), "one retry paid for")
 	err := st.Ping(t.Context())
 	require.Error(t, err)
-	require.EqualValues(t, 1, f.attempts.Load(), "no retry without quota")
+	require.EqualValues(t, 3, f.attempts.Load(), "no retry without quota")
+	var qe ratelimit.QuotaExceededError
+	require.ErrorAs(t, err, &qe)
+	var se *s3Error
+	require.ErrorAs(t, err, &se, "the server's answer is still the error")
+	require.Equal(t, http.StatusServiceUnavailable, se.Status)
+}
+
+// A server whose certificate does not verify is not asked again: no
+// transient failure, whatever the SDK's retryer makes of a send error.
+func TestNoRetryOnBadCertificate(t *testing.T) {
+	t.Parallel()
+	var attempts atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { attempts.Add(1) }))
+	var handshakes atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			handshakes.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	tr := http.DefaultTransport.(*http.Transport).Clone() // trusts no test certificate
+	t.Cleanup(tr.CloseIdleConnections)
+	st, err := NewS3(S3Config{Endpoint: srv.URL, PathStyle: true, Bucket: "b", AccessKey: "a", SecretKey: "s",
+		HTTPClient: &http.Client{Transport: tr}})
+	require.NoError(t, err)
+	st.retryer = newRetryer(backoff(time.Millisecond))
+	err = st.Ping(t.Context())
+	var cert *tls.CertificateVerificationError
+	require.ErrorAs(t, err, &cert)
+	require.EqualValues(t, 1, handshakes.Load(), "one connection, no retry")
+	require.Zero(t, attempts.Load())
 }
