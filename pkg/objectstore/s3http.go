@@ -229,6 +229,11 @@ func (s *S3) do(ctx context.Context, r *s3Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			// Cancelled while the server was answering: the caller is
+			// told so, as it would be during the backoff.
+			return nil, fmt.Errorf("%w (after: %w)", ctx.Err(), err)
+		}
 		if ctx.Err() != nil || !s.retryer.IsErrorRetryable(err) {
 			return nil, err
 		}
