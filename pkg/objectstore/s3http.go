@@ -229,12 +229,15 @@ func (s *S3) do(ctx context.Context, r *s3Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			if errors.Is(err, ctxErr) {
+				return nil, err
+			}
 			// Cancelled while the server was answering: the caller is
 			// told so, as it would be during the backoff.
-			return nil, fmt.Errorf("%w (after: %w)", ctx.Err(), err)
+			return nil, fmt.Errorf("%w (after: %w)", ctxErr, err)
 		}
-		if ctx.Err() != nil || !s.retryer.IsErrorRetryable(err) {
+		if !s.retryer.IsErrorRetryable(err) {
 			return nil, err
 		}
 		if attempt >= s.retryer.MaxAttempts() {

@@ -498,8 +498,7 @@ func TestRetryQuota(t *testing.T) {
 // transient failure, whatever the SDK's retryer makes of a send error.
 func TestNoRetryOnBadCertificate(t *testing.T) {
 	t.Parallel()
-	var attempts atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { attempts.Add(1) }))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	var handshakes atomic.Int32
 	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		if state == http.StateNew {
@@ -519,5 +518,4 @@ func TestNoRetryOnBadCertificate(t *testing.T) {
 	var cert *tls.CertificateVerificationError
 	require.ErrorAs(t, err, &cert)
 	require.EqualValues(t, 1, handshakes.Load(), "one connection, no retry")
-	require.Zero(t, attempts.Load())
 }
