@@ -19,7 +19,7 @@ import (
 )
 
 // memOutbox is an in-memory OutboxSource with the contract of the store's:
-// rows in id order, publish before mark, rows whose publish failed are given
+// rows in id order, publish before delete, rows whose publish failed are given
 // back.
 type memOutbox struct {
 	mu      sync.Mutex
@@ -29,9 +29,9 @@ type memOutbox struct {
 	calls   chan int       // receives each claim's limit
 	deletes chan []int64   // receives each DeleteOutbox's ids
 
-	// FailMarksFunc, when set, is asked after each batch was published
-	// whether marking it fails (the relay "dies" before commit).
-	FailMarksFunc func() bool
+	// FailDeletesFunc, when set, is asked after each batch was published
+	// whether deleting it fails (the relay "dies" before commit).
+	FailDeletesFunc func() bool
 	// ErrFunc, when set, makes RelayOutbox fail before claiming rows.
 	ErrFunc func() error
 }
@@ -109,7 +109,7 @@ func (m *memOutbox) RelayOutbox(ctx context.Context, limit int, minAge time.Dura
 		}
 		published = append(published, r.ID)
 	}
-	if m.FailMarksFunc != nil && m.FailMarksFunc() {
+	if m.FailDeletesFunc != nil && m.FailDeletesFunc() {
 		return 0, errors.New("delete published: connection reset") // rolled back
 	}
 	for _, id := range published {
@@ -204,7 +204,7 @@ func TestRelayPublishErrorGivesBackFailedRows(t *testing.T) {
 	r := queue.NewRelay(src, pub, zaptest.NewLogger(t), queue.RelayOptions{})
 	n, err := r.Flush(t.Context())
 	require.ErrorContains(t, err, "timeout")
-	require.Equal(t, 4, n, "the published rows are marked")
+	require.Equal(t, 4, n, "the published rows are deleted")
 	require.Equal(t, 1, src.unsent(), "the failed one is given back")
 
 	broken = false
@@ -331,11 +331,10 @@ func TestNewRelayNilDependencies(t *testing.T) {
 	require.Panics(t, func() { queue.NewRelay(newMemOutbox(), newFakePublisher(), nil, queue.RelayOptions{}) })
 }
 
-// TestRelayKilledBetweenPublishAndMark publishes to real JetStream, loses
+// TestRelayKilledBetweenPublishAndDelete publishes to real JetStream, loses
 // the deletion of the first batch's published rows (the relay dies before
-// its commit), and
-// relays again: the stream holds each job exactly once.
-func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
+// its commit), and relays again: the stream holds each job exactly once.
+func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 	t.Parallel()
 	js := queuetest.JetStream(t)
 	cfg := queuetest.Ensure(t, js, nil)
@@ -345,7 +344,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 		src.add(cfg.ProcessSubject("acme"), testMsgID(logID, 1), logID)
 	}
 	crashes := 1
-	src.FailMarksFunc = func() bool {
+	src.FailDeletesFunc = func() bool {
 		crashes--
 		return crashes >= 0
 	}
@@ -353,14 +352,14 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 
 	_, err := r.Flush(t.Context())
 	require.Error(t, err, "first relay dies after publishing")
-	require.Equal(t, 3, src.unsent(), "nothing was marked")
+	require.Equal(t, 3, src.unsent(), "nothing was deleted")
 	n, err := streamMsgs(t.Context(), js, cfg.Stream)
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n, "but all three were published")
 
-	marked, err := r.Flush(t.Context()) // the restarted relay
+	published, err := r.Flush(t.Context()) // the restarted relay
 	require.NoError(t, err)
-	require.Equal(t, 3, marked)
+	require.Equal(t, 3, published)
 	require.Zero(t, src.unsent())
 	n, err = streamMsgs(t.Context(), js, cfg.Stream)
 	require.NoError(t, err)

@@ -19,12 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var errKilled = errors.New("relay killed after publish, before mark")
+var errKilled = errors.New("relay killed after publish, before the delete")
 
 // The relay is "killed" between the broker's ack and the outbox commit: the
-// row stays unsent and is published again, with the same Nats-Msg-Id, by
+// row stays in the outbox and is published again, with the same Nats-Msg-Id, by
 // the next relay. The stream must hold the job once.
-func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
+func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 	t.Parallel()
 	st := storetest.Store(t)
 	js := queuetest.JetStream(t)
@@ -46,7 +46,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	pub := queue.NewPublisher(js, qcfg.Stream)
 	src := st
 
-	// First relay: publishes the first row, then dies before marking it.
+	// First relay: publishes the first row, then dies before deleting it.
 	_, err := src.RelayOutbox(ctx, 10, 0, func(ctx context.Context, batch []queue.OutboxMessage) []error {
 		errs := make([]error, len(batch))
 		for i, m := range batch {
@@ -62,7 +62,7 @@ func TestRelayKilledBetweenPublishAndMark(t *testing.T) {
 	require.ErrorIs(t, err, errKilled)
 	pending, err := st.PendingOutbox(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 3, pending, "nothing was marked")
+	require.Equal(t, 3, pending, "nothing was deleted")
 
 	// A fresh relay publishes everything; the first job is deduplicated.
 	relay := queue.NewRelay(src, pub, zapNop(), queue.RelayOptions{})
