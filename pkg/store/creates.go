@@ -257,7 +257,7 @@ func (s *Store) insertGroup(ctx context.Context, group []*createCall, alone bool
 		d := c.d
 		ids[i], logIDs[i], clients[i], messages[i], sums[i], sizes[i] = d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize
 		filenames[i], subjects[i], templates[i], sourceKeys[i] = d.Filename, d.Subject, d.Template, d.SourceKey
-		parties[i], modes[i], sourcePaths[i] = nullableText(d.PartyID), nullableText(string(d.ResultMode)), nullableText(d.SourcePath)
+		parties[i], modes[i], sourcePaths[i] = nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath)
 		jobs[i] = c.job
 		ob.add(c.ob)
 	}
@@ -304,12 +304,4 @@ func (s *Store) insertGroup(ctx context.Context, group []*createCall, alone bool
 			Template: c.d.Template, PartyID: c.d.PartyID, ResultMode: c.d.ResultMode, SourcePath: c.d.SourcePath,
 			State: document.StateReceived, CreatedAt: created[i], UpdatedAt: updated[i], SourceKey: c.d.SourceKey}
 	}
-}
-
-// nullableText is s, or NULL for "" (as a text array element).
-func nullableText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

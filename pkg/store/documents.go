@@ -32,11 +32,13 @@ func scanDocument(row pgx.Row, extra ...any) (document.Document, error) {
 	return d, err
 }
 
-func nullable(s string) any {
+// nullable is s, or NULL for "": as a parameter, or as an element of a
+// text array (a nil *string encodes as NULL either way).
+func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 // DocumentByMessageID returns the client's document with that message id.
