@@ -2,14 +2,334 @@ package generic
 
 import (
 	"context"
+	"fmt"
+	"math/big"
+	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/template"
 )
 
+// reader is one reading in progress.
+type reader struct {
+	ctx   context.Context
+	d     *doc
+	cv    conv
+	opts  Options
+	res   *Result
+	order *order.Order
+}
+
+// consider records a candidate for the debug output.
+func (r *reader) consider(field, value string, at Position, kept bool, why string) {
+	if r.opts.Debug {
+		r.res.Candidates = append(r.res.Candidates, Candidate{Field: field, Value: value, At: at, Kept: kept, Why: why})
+	}
+}
+
+// keep records a value the order carries, with its position.
+func (r *reader) keep(name, value string, at Position) {
+	r.res.Fields = append(r.res.Fields, Field{Name: name, Value: value, At: at})
+}
+
+// rejection is a reading that does not prove itself.
+type rejection struct {
+	reason document.Reason
+	detail string
+}
+
+func (e *rejection) Error() string { return e.detail }
+
+func reject(reason document.Reason, format string, args ...any) error {
+	return &rejection{reason: reason, detail: fmt.Sprintf(format, args...)}
+}
+
 func read(ctx context.Context, text string, opts Options) (*Result, error) {
-	if err := ctx.Err(); err != nil {
+	r := &reader{ctx: ctx, d: parse(text), opts: opts, res: &Result{}}
+	r.cv = detectConv(r.d)
+	r.order = &order.Order{Type: order.TypeOrder}
+	r.res.Order = r.order
+	err := r.readAll()
+	if err == nil {
+		r.res.Outcome = &template.Outcome{Status: template.OutcomeSuccess, Detail: "read without a template (generic)"}
+		return r.res, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rj, ok := err.(*rejection)
+	if !ok {
 		return nil, err
 	}
-	return &Result{Outcome: &template.Outcome{Status: template.OutcomeRejected, Reason: document.ReasonUnknownFormat, Detail: "not implemented yet"}}, nil
+	r.res.Outcome = &template.Outcome{Status: template.OutcomeRejected, Reason: rj.reason, Detail: "generic reader: " + rj.detail}
+	return r.res, nil
+}
+
+// readAll reads the header, the items and the totals and proves them;
+// the first thing that does not prove itself is the rejection.
+func (r *reader) readAll() error {
+	if strings.TrimSpace(strings.ReplaceAll(joinLines(r.d), "\f", "")) == "" {
+		return reject(document.ReasonUnknownFormat, "the document has no text to read")
+	}
+	isOrder, other, titleIDs := r.docTitle()
+	if other != "" {
+		return reject(document.ReasonNotAnOrder, "the document is titled %q, not an order", other)
+	}
+	if !isOrder && len(r.labelled("invoice_id", invoiceLabels, typeID)) > 0 && len(r.labelled("order_id", orderIDLabels, typeID)) == 0 {
+		return reject(document.ReasonNotAnOrder, "the document prints an invoice number and no order number")
+	}
+	if err := r.readID(titleIDs); err != nil {
+		return err
+	}
+	if err := r.readCurrency(); err != nil {
+		return err
+	}
+	if err := r.readDates(); err != nil {
+		return err
+	}
+	return r.readItems()
+}
+
+func joinLines(d *doc) string {
+	var b strings.Builder
+	for _, l := range d.lines {
+		b.WriteString(l.raw)
+	}
+	return b.String()
+}
+
+// readID proves the order number: exactly one distinct value among the
+// labelled and title candidates.
+func (r *reader) readID(title []cand) error {
+	cs := distinct(append(r.labelled("order_id", orderIDLabels, typeID), title...))
+	switch len(cs) {
+	case 0:
+		return reject(document.ReasonDocumentIDMissing, "no order number found (no order-number label with a value, no number in the title)")
+	case 1:
+		r.order.ID = cs[0].value
+		r.keep("order_id", cs[0].value, cs[0].at)
+		return nil
+	}
+	vals := make([]string, len(cs))
+	for i, c := range cs {
+		vals[i] = fmt.Sprintf("%s (page %d line %d, %s)", c.value, c.at.Page, c.at.Line+1, c.at.Label)
+	}
+	return reject(document.ReasonDocumentIDMissing, "more than one order number: %s", strings.Join(vals, ", "))
+}
+
+// readCurrency finds the currency: a currency label's code, else the one
+// ISO code printed, else the one currency symbol printed. Two currencies
+// are a rejection; none leaves the currency empty (not printed).
+func (r *reader) readCurrency() error {
+	if cs := distinct(r.labelled("currency", currencyLabels, typeCurrency)); len(cs) == 1 {
+		r.order.Currency = cs[0].value
+		r.keep("currency", cs[0].value, cs[0].at)
+		return nil
+	}
+	codes, syms := map[string]Position{}, map[string]Position{}
+	for _, l := range r.d.lines {
+		for _, c := range l.cells {
+			for _, w := range c.words {
+				t := strings.Trim(w.text, "()[]:,")
+				if isoCodes[t] {
+					codes[t] = l.at(w.col, w.end, "")
+				} else if _, cur, _ := splitAmount(w.text); cur != "" {
+					syms[cur] = l.at(w.col, w.end, "")
+				}
+			}
+		}
+	}
+	pick := codes
+	if len(codes) == 0 {
+		pick = syms
+	}
+	if len(pick) > 1 {
+		return reject(document.ReasonUnknownFormat, "more than one currency printed: %s", strings.Join(keys(pick), ", "))
+	}
+	for code, at := range pick {
+		r.order.Currency = code
+		r.keep("currency", code, at)
+	}
+	return nil
+}
+
+func typeCurrency(text string, _ bool) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	t := strings.ToUpper(strings.Trim(f[0], "()[]:,"))
+	if isoCodes[t] {
+		return t
+	}
+	if _, cur, _ := splitAmount(f[0] + "1"); cur != "" {
+		return cur
+	}
+	return ""
+}
+
+func keys(m map[string]Position) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// readDates proves the order date (one distinct date among the order-date
+// labels, else among bare "Date" labels) and reads a header delivery date
+// when exactly one is printed.
+func (r *reader) readDates() error {
+	o, why := detectDateOrder(r.d, r.order.Currency)
+	ambiguous := false
+	typ := func(text string, _ bool) string {
+		d, ok, amb := findDate(text, o)
+		ambiguous = ambiguous || amb
+		if !ok {
+			return ""
+		}
+		return d.String()
+	}
+	cs := distinct(r.labelled("order_date", orderDateLabels, typ))
+	if len(cs) == 0 {
+		cs = distinct(r.labelled("order_date", orderDateLabels2, typ))
+	}
+	switch {
+	case len(cs) > 1:
+		return reject(document.ReasonUnknownFormat, "more than one order date: %s and %s", cs[0].value, cs[1].value)
+	case len(cs) == 0 && ambiguous:
+		return reject(document.ReasonUnknownFormat, "the order date is ambiguous: %s", why)
+	case len(cs) == 1:
+		r.order.IssueDate = dateOf(cs[0].value)
+		r.keep("order_date", cs[0].value, cs[0].at)
+	}
+	if ds := distinct(r.labelled("delivery_date", deliveryLabels, typ)); len(ds) == 1 {
+		d := dateOf(ds[0].value)
+		if r.order.IssueDate.IsZero() || !before(d, r.order.IssueDate) {
+			r.order.DeliveryDate = d
+			r.keep("delivery_date", ds[0].value, ds[0].at)
+		}
+	}
+	return nil
+}
+
+func dateOf(s string) order.Date {
+	var d order.Date
+	var m int
+	fmt.Sscanf(s, "%d-%d-%d", &d.Year, &m, &d.Day)
+	d.Month = monthOf(m)
+	return d
+}
+
+func before(a, b order.Date) bool {
+	return a.String() < b.String()
+}
+
+// readItems reads the item table and proves it: every line that prints
+// its numbers closes, and the lines add up to the printed totals.
+func (r *reader) readItems() error {
+	h := r.findHeader(0, 0)
+	if h == nil {
+		return reject(document.ReasonCannotParseItems, "no item table: no header line with a quantity column and two other columns")
+	}
+	rows, end, err := r.readRows(h)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return reject(document.ReasonCannotParseItems, "the item table (header on page %d line %d) has no row with a quantity", r.d.lines[h.first].page, r.d.lines[h.first].no+1)
+	}
+	lines, err := r.proveRows(h, rows)
+	if err != nil {
+		return err
+	}
+	if err := closeTotals(r.order, lines, r.readTotals(h.first, end)); err != nil {
+		return reject(document.ReasonCannotParseItems, "%v", err)
+	}
+	r.keepTotals()
+	return nil
+}
+
+// proveRows checks every row and returns the sum of the line amounts (nil
+// when the lines print none).
+func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
+	sum, amounts, prices := new(big.Rat), 0, 0
+	for n, rw := range rows {
+		if err := checkRow(rw); err != nil {
+			return nil, reject(document.ReasonCannotParseItems, "line %d: %v", n+1, err)
+		}
+		rw.item.Description = strings.Join(nonEmpty(rw.desc), " ")
+		r.order.Items = append(r.order.Items, rw.item)
+		for f, at := range rw.at {
+			r.keep(fmt.Sprintf("items[%d].%s", n, f), fieldValue(rw.item, f), at)
+		}
+		if a := rat(rw.item.LineAmount); a != nil {
+			sum.Add(sum, a)
+			amounts++
+		}
+		if rw.prices {
+			prices++
+		}
+	}
+	switch {
+	case amounts == len(rows):
+		return sum, nil
+	case amounts > 0:
+		return nil, reject(document.ReasonCannotParseItems, "%d of %d lines print a line amount", amounts, len(rows))
+	case prices > 0 && prices < len(rows):
+		return nil, reject(document.ReasonCannotParseItems, "%d of %d lines print a price", prices, len(rows))
+	case prices > 0:
+		return priceSum(rows), nil
+	}
+	if !h.has(colDesc) && !h.has(colArticle) {
+		return nil, reject(document.ReasonCannotParseItems, "a table without prices needs a description or article column to be unambiguous")
+	}
+	return nil, nil
+}
+
+// priceSum is Σ quantity × price ÷ basis, rounded to cents per line, for
+// tables that print prices but no line amounts.
+func priceSum(rows []*row) *big.Rat {
+	s := new(big.Rat)
+	for _, rw := range rows {
+		v := lineValue(rat(rw.item.Quantity), rat(rw.item.UnitPrice), rat(rw.item.PriceBasisQuantity), rat(rw.item.DiscountPercent))
+		c, _ := new(big.Rat).SetString(v.FloatString(2))
+		s.Add(s, c)
+	}
+	return s
+}
+
+func fieldValue(it order.Item, f string) string {
+	switch f {
+	case "quantity":
+		return it.Quantity
+	case "unit_price":
+		return it.UnitPrice
+	case "line_amount":
+		return it.LineAmount
+	case "discount_percent":
+		return it.DiscountPercent
+	}
+	return ""
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// keepTotals records the totals' positions.
+func (r *reader) keepTotals() {
+	t := r.order.Totals
+	for name, v := range map[string]string{"net_total": t.NetAmount, "tax_total": t.TaxAmount, "gross_total": t.GrossAmount} {
+		if v != "" {
+			r.keep(name, v, Position{})
+		}
+	}
 }

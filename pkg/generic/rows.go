@@ -1,0 +1,299 @@
+package generic
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// row is one item as read, with where each value came from.
+type row struct {
+	item   order.Item
+	at     map[string]Position // canonical field → position
+	desc   []string
+	prices bool // a price was printed
+	first  int  // line index of the row's numbers
+}
+
+// pageMarker is page furniture inside a table.
+var pageMarker = regexp.MustCompile(`(?i)^(?:page|seite|pagina|página|pag\.?)\s*\d+\s*(?:of|/|von|de|di|sur|van)?\s*\d*$|^(?:continued|carry\s+over|suite|fortsetzung|übertrag)\b`)
+
+// numericKinds are the columns that hold numbers.
+var numericKinds = map[colKind]bool{colQty: true, colPrice: true, colPer: true, colAmount: true, colDisc: true}
+
+// columnOf returns the header column a word belongs to: the one it
+// overlaps most. A number that overlaps no column is text (a size in a
+// description, "400 ml"), never a quantity or price; other text goes to
+// the nearest text column.
+func columnOf(h *header, w word) int {
+	best, bestOv := -1, 0
+	for i, c := range h.cols {
+		if ov := min(w.end, c.end+1) - max(w.col, c.col-1); ov > bestOv {
+			best, bestOv = i, ov
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	bestDist := 1 << 30
+	for i, c := range h.cols {
+		if numericKinds[c.kind] {
+			continue
+		}
+		if d := max(c.col-w.end, w.col-c.end); d < bestDist {
+			best, bestDist = i, d
+		}
+	}
+	return best
+}
+
+// cellsByColumn groups the words of a line by the header's columns
+// (-1: no column).
+func cellsByColumn(h *header, l *line) map[int][]word {
+	out := map[int][]word{}
+	for _, c := range l.cells {
+		for _, w := range c.words {
+			k := columnOf(h, w)
+			out[k] = append(out[k], w)
+		}
+	}
+	return out
+}
+
+// readRows reads the item rows under a header until a totals line, the
+// end of the table's pages or a line that ends the table.
+func (r *reader) readRows(h *header) ([]*row, int, error) {
+	var rows []*row
+	var pending []string
+	i := h.last + 1
+	for ; i < len(r.d.lines); i++ {
+		if err := r.ctx.Err(); err != nil {
+			return nil, i, err
+		}
+		l := r.d.lines[i]
+		if l.page != r.d.lines[h.last].page {
+			next := r.findHeader(i, l.page)
+			if next == nil || !sameHeader(h, next) {
+				break // the table does not go on on this page
+			}
+			i = next.last
+			h = next
+			continue
+		}
+		if l.empty() || pageMarker.MatchString(strings.TrimSpace(l.raw)) {
+			continue
+		}
+		if r.totalsLine(l) {
+			break
+		}
+		words := cellsByColumn(h, l)
+		if rw := r.rowOf(h, l, i, words); rw != nil {
+			rw.desc = append(pending, rw.desc...)
+			pending = nil
+			rows = append(rows, rw)
+			continue
+		}
+		text := strings.TrimSpace(l.raw)
+		if len(rows) == 0 {
+			pending = append(pending, text)
+			continue
+		}
+		last := rows[len(rows)-1]
+		last.desc = append(last.desc, text)
+	}
+	return rows, i, nil
+}
+
+// rowOf reads a line as the start of an item: it must print a quantity
+// in the quantity column.
+func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
+	rw := &row{at: map[string]Position{}, first: i}
+	var qtyWord *word
+	for k, ws := range words {
+		if k < 0 {
+			continue
+		}
+		c := h.cols[k]
+		switch c.kind {
+		case colQty:
+			if w, v, unit := r.qtyOf(ws); v != "" {
+				rw.item.Quantity, qtyWord = v, &w
+				rw.at["quantity"] = l.at(w.col, w.end, c.text)
+				if unit != "" {
+					rw.item.Unit = unit
+				}
+			}
+		case colPrice:
+			if w, v, basis := r.priceOf(ws); v != "" {
+				rw.item.UnitPrice, rw.prices = v, true
+				rw.item.PriceBasisQuantity = basis
+				rw.at["unit_price"] = l.at(w.col, w.end, c.text)
+			}
+		case colAmount:
+			if w, v := r.lastAmount(ws); v != "" {
+				rw.item.LineAmount = v
+				rw.at["line_amount"] = l.at(w.col, w.end, c.text)
+			}
+		case colPer:
+			if _, v := r.lastAmount(ws); v != "" {
+				rw.item.PriceBasisQuantity = v
+			}
+		case colDisc:
+			if w, v := r.lastAmount(trimPercent(ws)); v != "" {
+				rw.item.DiscountPercent = v
+				rw.at["discount_percent"] = l.at(w.col, w.end, c.text)
+			}
+		case colUnit:
+			if rw.item.Unit == "" && len(ws) > 0 {
+				rw.item.Unit = strings.Trim(ws[0].text, "/")
+			}
+		}
+	}
+	if qtyWord == nil {
+		return nil
+	}
+	r.describe(h, rw, words)
+	return rw
+}
+
+// describe fills the row's position, article and description from the
+// text columns.
+func (r *reader) describe(h *header, rw *row, words map[int][]word) {
+	for k, ws := range words {
+		text := joinWords(ws)
+		if k < 0 {
+			rw.desc = append(rw.desc, text)
+			continue
+		}
+		switch h.cols[k].kind {
+		case colPos:
+			rw.item.Position = text
+		case colArticle:
+			rw.item.BuyerArticleID = text
+		case colDesc, colOther:
+			if h.cols[k].kind == colDesc || rw.item.Description == "" {
+				rw.desc = append(rw.desc, text)
+			}
+		}
+	}
+}
+
+func joinWords(ws []word) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.text
+	}
+	return strings.Join(parts, " ")
+}
+
+// qtyOf reads the quantity column's words: a number, and a unit glued to
+// it or beside it ("480 EA", "450/EA", "2 No.").
+func (r *reader) qtyOf(ws []word) (word, string, string) {
+	for i, w := range ws {
+		text := w.text
+		unit := ""
+		if a, b, ok := strings.Cut(text, "/"); ok && letters(b) {
+			text, unit = a, b
+		}
+		v, ok := r.cv.amount(text)
+		if !ok || strings.HasPrefix(v, "-") {
+			continue
+		}
+		if unit == "" && i+1 < len(ws) && letters(ws[i+1].text) {
+			unit = strings.TrimSuffix(ws[i+1].text, ".")
+		}
+		return w, v, unit
+	}
+	return word{}, "", ""
+}
+
+// priceOf reads the price column: a number, with a basis after a slash
+// ("4,250.00/1,000") or a unit ("3.95/Ea").
+func (r *reader) priceOf(ws []word) (word, string, string) {
+	for _, w := range ws {
+		text, basis := w.text, ""
+		if a, b, ok := strings.Cut(text, "/"); ok {
+			text = a
+			if bv, ok := r.cv.amount(b); ok {
+				basis = bv
+			}
+		}
+		if v, ok := r.cv.amount(text); ok {
+			return w, v, basis
+		}
+	}
+	return word{}, "", ""
+}
+
+// lastAmount is the last number among the words (an amount column may
+// print a currency before it).
+func (r *reader) lastAmount(ws []word) (word, string) {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if v, ok := r.cv.amount(ws[i].text); ok {
+			return ws[i], v
+		}
+	}
+	return word{}, ""
+}
+
+func trimPercent(ws []word) []word {
+	out := make([]word, 0, len(ws))
+	for _, w := range ws {
+		w.text = strings.TrimSuffix(w.text, "%")
+		if w.text != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func letters(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '\'') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRow verifies a row's arithmetic where it prints the numbers:
+// quantity × price ÷ basis × (1 − discount) = line amount. A price that
+// closes only per 100 or per 1,000 gets that basis.
+func checkRow(rw *row) error {
+	it := &rw.item
+	q, p, a := rat(it.Quantity), rat(it.UnitPrice), rat(it.LineAmount)
+	if q == nil || p == nil || a == nil {
+		return nil
+	}
+	tol := big.NewRat(1, 100)
+	bases := []string{it.PriceBasisQuantity}
+	if it.PriceBasisQuantity == "" {
+		bases = []string{"", "100", "1000"}
+	}
+	for _, b := range bases {
+		if closeTo(lineValue(q, p, rat(b), rat(it.DiscountPercent)), a, tol) {
+			it.PriceBasisQuantity = b
+			return nil
+		}
+	}
+	return fmt.Errorf("%s × %s does not make the printed %s", it.Quantity, it.UnitPrice, it.LineAmount)
+}
+
+// lineValue is q × p ÷ basis × (1 − discount/100).
+func lineValue(q, p, basis, disc *big.Rat) *big.Rat {
+	v := new(big.Rat).Mul(q, p)
+	if basis != nil && basis.Sign() > 0 {
+		v.Quo(v, basis)
+	}
+	if disc != nil {
+		f := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).Quo(disc, big.NewRat(100, 1)))
+		v.Mul(v, f)
+	}
+	return v
+}

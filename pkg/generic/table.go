@@ -1,0 +1,220 @@
+package generic
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// colKind is what a column of the item table holds.
+type colKind int
+
+const (
+	colOther colKind = iota
+	colPos
+	colArticle
+	colDesc
+	colQty
+	colUnit
+	colPrice
+	colPer
+	colAmount
+	colDisc
+	colDate
+)
+
+var colNames = [...]string{"other", "position", "article", "description", "quantity", "unit", "unit price", "price basis", "amount", "discount", "date"}
+
+func (k colKind) String() string { return colNames[k] }
+
+// Column vocabulary, tried in this order on a header cell's folded text
+// (so "Unit Price" is a price and "Total Qty" a quantity).
+var colVocab = []struct {
+	kind colKind
+	re   *regexp.Regexp
+}{
+	{colDisc, regexp.MustCompile(`^(?:disc(?:ount)?|rabatt|remise|korting|descuento|dto|sconto)(?:$|[^\pL\pN])`)},
+	{colQty, regexp.MustCompile(`^(?:(?:order(?:ed)?|tgt|total|req\.?|po)\s+)?(?:qty|qnty|quantity|quantities|menge|bestellmenge|anzahl|quantite|qte|aantal|hoeveelheid|cantidad|cant|quantita|q\.?ta|ordered|stk)(?:$|[^\pL\pN])`)},
+	{colPrice, regexp.MustCompile(`^(?:unit\s*(?:price|cost|rate)|(?:net|gross|list|basic|base|sales)?\s*(?:price|rate|cost)(?:\s*(?:/|per)\s*(?:unit|each|ea|pc))?|price\s*each|mrp|u/p|einzelpreis|e-?preis|preis|stuckpreis|prix(?:\s+unit(?:aire)?)?|p\.?\s*u\.?|prijs|stukprijs|eenheidsprijs|precio(?:\s+unit(?:ario)?)?|prezzo(?:\s+unit(?:ario)?)?)(?:$|[^\pL\pN])`)},
+	{colAmount, regexp.MustCompile(`^(?:ext(?:ended|\.)?\s*(?:price|cost|amount|amt|value)?|total(?:\s+(?:price|amount|value|cost))?|t\.?\s*value|amount|amt|net\s+(?:value|amt|amount)|line\s+(?:total|amount|value)|value|gesamt(?:preis|betrag|wert)?|betrag|wert|montant(?:\s+h\.?t\.?)?|bedrag|totaal|importe|importo|totale|summe)(?:$|[^\pL\pN])`)},
+	{colPer, regexp.MustCompile(`^(?:per|pe|pro|par|price\s+unit|charge\s+base\s+qty|basis|pr\.?\s*unit)$`)},
+	{colUnit, regexp.MustCompile(`^(?:unit|units|uom|u/m|u\.m\.|um|unit\s+of\s+measure|einheit|me|unite|eenheid|unidad|ud|unita|pack)$`)},
+	{colDate, regexp.MustCompile(`(?:deliv(?:ery)?\.?\s*date|due\s*date|^date|liefer(?:datum|termin)|req(?:uired)?\.?\s*date|ship\s*date|promised|need\s+by|delivery|livraison|entrega|consegna|levering)`)},
+	{colArticle, regexp.MustCompile(`^(?:item\s*(?:#|no\.?|nr\.?|number|code|id)|part\s*(?:#|no\.?|number)?|article|art\.?\s*-?\s*(?:nr|no)\.?|artikel(?:nummer|nr\.?)?|material(?:\s*(?:no\.?|number|#|code))?|sku|product\s*(?:code|no\.?|id|#)|code|ref(?:erence|erenz)?\.?|catalog(?:ue)?\s*(?:no\.?|#)|model|vendor\s+(?:part|item)|your\s+(?:part|item)|buyer\s+(?:part|item))(?:$|[^\pL\pN])`)},
+	{colPos, regexp.MustCompile(`^(?:pos(?:ition)?\.?|item|line|ln|l/n|sl\.?\s*no\.?|s\.?\s*no\.?|sr\.?\s*no\.?|#|no\.?|nr\.?|lfd\.?\s*nr\.?|n°|posten|line\s*#|item\s*#?\s*line)$`)},
+	{colDesc, regexp.MustCompile(`(?:desc(?:ription)?|bezeichnung|beschreibung|designation|libelle|omschrijving|descripcion|descrizione|particulars|product|goods|material|text|name|artikelbezeichnung)`)},
+}
+
+func classify(text string) colKind {
+	t := strings.TrimSpace(strings.Trim(fold(text), ":"))
+	t = stripCurrency(t)
+	for _, v := range colVocab {
+		if v.re.MatchString(t) {
+			return v.kind
+		}
+	}
+	return colOther
+}
+
+// stripCurrency drops a currency named after a header label ("Price
+// (USD)", "Amount in EUR", "Total €").
+func stripCurrency(t string) string {
+	f := strings.Fields(t)
+	if len(f) < 2 {
+		return t
+	}
+	last := strings.Trim(f[len(f)-1], "()[]")
+	if !isoCodes[strings.ToUpper(last)] && !strings.ContainsAny(last, "$€£₹") && last != "rs." && last != "rs" {
+		return t
+	}
+	f = f[:len(f)-1]
+	if n := len(f); n > 1 && f[n-1] == "in" {
+		f = f[:n-1]
+	}
+	return strings.Join(f, " ")
+}
+
+// column is one column of the item table, from its (possibly stacked)
+// header cells.
+type column struct {
+	kind     colKind
+	text     string
+	col, end int
+}
+
+// header is the item table's header: its lines and columns.
+type header struct {
+	first, last int // line indexes
+	cols        []column
+}
+
+// kinds returns the set of column kinds.
+func (h *header) has(k colKind) bool {
+	for _, c := range h.cols {
+		if c.kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// score rates a header: a quantity column and as many other kinds of
+// columns as possible; 0 when it cannot be an item table header.
+func (h *header) score() int {
+	if !h.has(colQty) {
+		return 0
+	}
+	seen := map[colKind]bool{}
+	for _, c := range h.cols {
+		if c.kind != colOther {
+			seen[c.kind] = true
+		}
+	}
+	if len(seen) < 3 {
+		return 0
+	}
+	return len(seen)
+}
+
+// headerAt builds a header from lines i..j (inclusive), merging cells that
+// sit over each other (a stacked header: "Unit" over "Price").
+func (r *reader) headerAt(i, j int) *header {
+	var cols []column
+	for k := i; k <= j; k++ {
+		for _, c := range r.d.lines[k].cells {
+			merged := false
+			for n := range cols {
+				if overlaps(cols[n].col, cols[n].end, c.col, c.end, 0) {
+					cols[n].text += " " + c.text
+					cols[n].col, cols[n].end = min(cols[n].col, c.col), max(cols[n].end, c.end)
+					merged = true
+					break
+				}
+			}
+			if !merged {
+				cols = append(cols, column{text: c.text, col: c.col, end: c.end})
+			}
+		}
+	}
+	sort.Slice(cols, func(a, b int) bool { return cols[a].col < cols[b].col })
+	for n := range cols {
+		cols[n].kind = classify(cols[n].text)
+		if cols[n].kind == colOther {
+			cols[n].kind = classifyParts(r, i, j, cols[n])
+		}
+	}
+	return &header{first: i, last: j, cols: cols}
+}
+
+// classifyParts classifies a merged column by its cells one at a time,
+// for a stacked header whose lines read as separate labels.
+func classifyParts(r *reader, i, j int, col column) colKind {
+	for k := i; k <= j; k++ {
+		for _, c := range r.d.lines[k].cells {
+			if overlaps(c.col, c.end, col.col, col.end, 0) {
+				if kind := classify(c.text); kind != colOther {
+					return kind
+				}
+			}
+		}
+	}
+	return colOther
+}
+
+// headerLike reports whether a line can be part of a table header: text
+// with few digits.
+func headerLike(l *line) bool {
+	if l.empty() {
+		return false
+	}
+	d, n := 0, 0
+	for _, c := range l.cells {
+		for _, w := range c.words {
+			n++
+			if digits(w.text) > 0 && !strings.ContainsAny(w.text, "%()") {
+				d++
+			}
+		}
+	}
+	return d*3 <= n && d <= 1
+}
+
+// findHeader returns the best item table header starting at or after
+// line from on the same page run, or nil.
+func (r *reader) findHeader(from int, page int) *header {
+	for i := from; i < len(r.d.lines); i++ {
+		l := r.d.lines[i]
+		if page > 0 && l.page != page {
+			return nil
+		}
+		if !headerLike(l) {
+			continue
+		}
+		var best *header
+		for j := i; j < len(r.d.lines) && j <= i+3; j++ {
+			if !headerLike(r.d.lines[j]) || r.d.lines[j].page != l.page {
+				break
+			}
+			if h := r.headerAt(i, j); h.score() > 0 && (best == nil || h.score() > best.score()) {
+				best = h
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
+}
+
+// sameHeader reports whether h repeats the columns of the first header.
+func sameHeader(a, b *header) bool {
+	if a.score() != b.score() {
+		return false
+	}
+	for _, c := range a.cols {
+		if c.kind != colOther && !b.has(c.kind) {
+			return false
+		}
+	}
+	return true
+}

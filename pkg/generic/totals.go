@@ -1,0 +1,203 @@
+package generic
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/docintake/docintake/pkg/order"
+)
+
+// total is one printed summary amount.
+type total struct {
+	kind  string // net, tax, charge, gross, quantity
+	value string
+	at    Position
+}
+
+var totalKinds = []struct {
+	kind string
+	re   *regexp.Regexp
+}{
+	{"quantity", qtyTotalLabels}, {"net", netLabels}, {"tax", taxLabels}, {"charge", chargeLabels}, {"gross", grossLabels},
+}
+
+// totalOf reads a totals line: a cell that is a totals label, and the last
+// number right of it on the line.
+func (r *reader) totalOf(l *line) (total, bool) {
+	for ci, c := range l.cells {
+		for _, tk := range totalKinds {
+			label, rest, ok := matchLabel(tk.re, c)
+			if !ok {
+				continue
+			}
+			if v, at, ok := r.lastNumber(l, ci, rest); ok {
+				at.Label = label
+				return total{kind: tk.kind, value: v, at: at}, true
+			}
+		}
+	}
+	return total{}, false
+}
+
+// lastNumber is the last amount on line l from cell ci on (the label's
+// own rest first when it is the only text).
+func (r *reader) lastNumber(l *line, ci int, rest string) (string, Position, bool) {
+	for k := len(l.cells) - 1; k > ci; k-- {
+		c := l.cells[k]
+		for w := len(c.words) - 1; w >= 0; w-- {
+			if v, ok := r.cv.amount(c.words[w].text); ok {
+				return v, l.at(c.words[w].col, c.words[w].end, ""), true
+			}
+		}
+		if v, ok := r.cv.amount(c.text); ok { // "2 418,50"
+			return v, l.at(c.col, c.end, ""), true
+		}
+	}
+	if rest != "" {
+		f := strings.Fields(rest)
+		if v, ok := r.cv.amount(f[len(f)-1]); ok {
+			c := l.cells[ci]
+			return v, l.at(c.col, c.end, ""), true
+		}
+	}
+	return "", Position{}, false
+}
+
+// totalsLine reports whether a line inside the table is a totals line
+// (the table ends there).
+func (r *reader) totalsLine(l *line) bool {
+	for _, c := range l.cells {
+		for _, tk := range totalKinds {
+			if _, rest, ok := matchLabel(tk.re, c); ok && (rest == "" || digits(rest) > 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readTotals reads every totals line outside the item table.
+func (r *reader) readTotals(tableFirst, tableEnd int) []total {
+	var out []total
+	for i, l := range r.d.lines {
+		if i >= tableFirst && i < tableEnd {
+			continue
+		}
+		if t, ok := r.totalOf(l); ok {
+			out = append(out, t)
+			r.consider("totals."+t.kind, t.value, t.at, true, "label "+t.at.Label)
+		}
+	}
+	return out
+}
+
+// sums are the printed totals by kind.
+type sums struct {
+	net, gross, qty []total
+	tax, charges    *big.Rat
+	taxAt, chAt     []total
+}
+
+func group(ts []total) sums {
+	s := sums{tax: new(big.Rat), charges: new(big.Rat)}
+	for _, t := range ts {
+		v := rat(t.value)
+		switch t.kind {
+		case "net":
+			s.net = append(s.net, t)
+		case "gross":
+			s.gross = append(s.gross, t)
+		case "quantity":
+			s.qty = append(s.qty, t)
+		case "tax":
+			s.tax.Add(s.tax, v)
+			s.taxAt = append(s.taxAt, t)
+		case "charge":
+			s.charges.Add(s.charges, v)
+			s.chAt = append(s.chAt, t)
+		}
+	}
+	return s
+}
+
+// closeTotals proves the lines against the printed totals and fills the
+// order's totals. It returns an error naming the numbers when they do not
+// close.
+func closeTotals(o *order.Order, lines *big.Rat, ts []total) error {
+	s := group(ts)
+	tol := big.NewRat(1, 100)
+	for _, q := range s.qty {
+		if sum := qtySum(o); !closeTo(sum, rat(q.value), tol) {
+			return fmt.Errorf("the quantities add up to %s, the document's total quantity is %s", sum.FloatString(3), q.value)
+		}
+		o.Totals.Quantity = q.value
+	}
+	if lines == nil {
+		if len(s.net)+len(s.gross) > 0 {
+			return fmt.Errorf("the document prints totals but its lines print no amounts to prove them")
+		}
+		return nil
+	}
+	net := matching(s.net, lines, tol)
+	if net == nil {
+		if g := matching(s.gross, lines, tol); g != nil && s.tax.Sign() == 0 {
+			o.Totals.NetAmount, o.Totals.GrossAmount = g.value, g.value
+			return nil
+		}
+	}
+	base := lines
+	if net != nil {
+		o.Totals.NetAmount = net.value
+		base = rat(net.value)
+	}
+	if len(s.gross) == 0 {
+		if net == nil && len(s.net) > 0 {
+			return fmt.Errorf("the lines add up to %s, the document's net total is %s", lines.FloatString(2), s.net[0].value)
+		}
+		if s.tax.Sign() != 0 && net != nil {
+			o.Totals.TaxAmount = s.tax.FloatString(2)
+		}
+		return nil
+	}
+	for _, cand := range [][2]*big.Rat{{s.tax, s.charges}, {s.tax, new(big.Rat)}, {new(big.Rat), s.charges}} {
+		want := new(big.Rat).Add(base, cand[0])
+		want.Add(want, cand[1])
+		if g := matching(s.gross, want, tol); g != nil {
+			o.Totals.GrossAmount = g.value
+			if cand[0].Sign() != 0 {
+				o.Totals.TaxAmount = cand[0].FloatString(2)
+			}
+			if cand[1].Sign() != 0 {
+				o.Totals.ExtraCharges = cand[1].FloatString(2)
+			}
+			if net == nil {
+				o.Totals.NetAmount = lines.FloatString(2)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the lines add up to %s (tax %s, charges %s), the document's total is %s",
+		lines.FloatString(2), s.tax.FloatString(2), s.charges.FloatString(2), s.gross[len(s.gross)-1].value)
+}
+
+// matching is the first printed total equal to want.
+func matching(ts []total, want, tol *big.Rat) *total {
+	for i := range ts {
+		if closeTo(rat(ts[i].value), want, tol) {
+			return &ts[i]
+		}
+	}
+	return nil
+}
+
+func qtySum(o *order.Order) *big.Rat {
+	s := new(big.Rat)
+	for _, it := range o.Items {
+		if q := rat(it.Quantity); q != nil {
+			s.Add(s, q)
+		}
+	}
+	return s
+}
