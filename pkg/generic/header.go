@@ -149,8 +149,13 @@ func (r *reader) docTitle() (isOrder bool, other string, ids []cand) {
 			if orderTitle.MatchString(t) {
 				return true, "", r.titleIDs(i, ci, "")
 			}
-			if m := titleNumber.FindStringSubmatch(c.text); m != nil && orderTitle.MatchString(fold(unspace(m[1]))) {
-				return true, "", r.titleIDs(i, ci, m[2])
+			if m := titleNumber.FindStringSubmatch(c.text); m != nil {
+				switch t := fold(unspace(m[1])); {
+				case otherTitleWhole.MatchString(t):
+					return false, c.text, nil
+				case orderTitle.MatchString(t):
+					return true, "", r.titleIDs(i, ci, m[2])
+				}
 			}
 		}
 	}

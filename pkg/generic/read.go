@@ -19,6 +19,9 @@ type reader struct {
 	opts  Options
 	res   *Result
 	order *order.Order
+	// noPriceRows is set when a table with a price column may print rows
+	// without one (not yet: every row of such a table prints its price).
+	noPriceRows bool
 }
 
 // consider records a candidate for the debug output.
@@ -122,23 +125,15 @@ func (r *reader) readID(title []cand) error {
 // ISO code printed, else the one currency symbol printed. Two currencies
 // are a rejection; none leaves the currency empty (not printed).
 func (r *reader) readCurrency() error {
+	codes, syms := r.printedCurrencies()
 	if cs := distinct(r.labelled("currency", currencyLabels, typeCurrency)); len(cs) == 1 {
+		delete(codes, cs[0].value)
+		if len(codes) > 0 {
+			return reject(document.ReasonUnknownFormat, "the currency is %s, but %s is printed too", cs[0].value, strings.Join(keys(codes), ", "))
+		}
 		r.order.Currency = cs[0].value
 		r.keep("currency", cs[0].value, cs[0].at)
 		return nil
-	}
-	codes, syms := map[string]Position{}, map[string]Position{}
-	for _, l := range r.d.lines {
-		for _, c := range l.cells {
-			for _, w := range c.words {
-				t := strings.Trim(w.text, "()[]:,")
-				if isoCodes[t] {
-					codes[t] = l.at(w.col, w.end, "")
-				} else if _, cur, _ := splitAmount(w.text); cur != "" {
-					syms[cur] = l.at(w.col, w.end, "")
-				}
-			}
-		}
 	}
 	pick := codes
 	if len(codes) == 0 {
@@ -152,6 +147,25 @@ func (r *reader) readCurrency() error {
 		r.keep("currency", code, at)
 	}
 	return nil
+}
+
+// printedCurrencies are the ISO codes printed as words and the currencies
+// of symbols glued to amounts.
+func (r *reader) printedCurrencies() (codes, syms map[string]Position) {
+	codes, syms = map[string]Position{}, map[string]Position{}
+	for _, l := range r.d.lines {
+		for _, c := range l.cells {
+			for _, w := range c.words {
+				t := strings.Trim(w.text, "()[]:,")
+				if isoCodes[t] {
+					codes[t] = l.at(w.col, w.end, "")
+				} else if _, cur, _ := splitAmount(w.text); cur != "" {
+					syms[cur] = l.at(w.col, w.end, "")
+				}
+			}
+		}
+	}
+	return codes, syms
 }
 
 func typeCurrency(text string, _ bool) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/order"
@@ -25,10 +27,11 @@ var pageMarker = regexp.MustCompile(`(?i)^(?:page|seite|pagina|página|pag\.?)\s
 var numericKinds = map[colKind]bool{colQty: true, colPrice: true, colPer: true, colAmount: true, colDisc: true}
 
 // columnOf returns the header column a word belongs to: the one it
-// overlaps most. A number that overlaps no column is text (a size in a
-// description, "400 ml"), never a quantity or price; other text goes to
-// the nearest text column.
-func columnOf(h *header, w word) int {
+// overlaps most, else for a number the nearest column when it is close
+// (numbers are right-aligned and may stick out of a left-aligned header),
+// else the nearest text column: a number far from every numeric column is
+// text (a size in a description, "400 ml"), never a quantity or price.
+func columnOf(h *header, w word, numeric bool) int {
 	best, bestOv := -1, 0
 	for i, c := range h.cols {
 		if ov := min(w.end, c.end+1) - max(w.col, c.col-1); ov > bestOv {
@@ -38,25 +41,36 @@ func columnOf(h *header, w word) int {
 	if best >= 0 {
 		return best
 	}
-	bestDist := 1 << 30
+	near, nearGap := nearest(h, w, func(column) bool { return true })
+	if numeric && near >= 0 && nearGap <= 6 {
+		return near
+	}
+	text, _ := nearest(h, w, func(c column) bool { return !numericKinds[c.kind] })
+	return text
+}
+
+// nearest is the column closest to w among those ok accepts, and the gap.
+func nearest(h *header, w word, ok func(column) bool) (int, int) {
+	best, bestGap := -1, 1<<30
 	for i, c := range h.cols {
-		if numericKinds[c.kind] {
+		if !ok(c) {
 			continue
 		}
-		if d := max(c.col-w.end, w.col-c.end); d < bestDist {
-			best, bestDist = i, d
+		if g := max(c.col-w.end, w.col-c.end); g < bestGap {
+			best, bestGap = i, g
 		}
 	}
-	return best
+	return best, bestGap
 }
 
 // cellsByColumn groups the words of a line by the header's columns
 // (-1: no column).
-func cellsByColumn(h *header, l *line) map[int][]word {
+func (r *reader) cellsByColumn(h *header, l *line) map[int][]word {
 	out := map[int][]word{}
 	for _, c := range l.cells {
 		for _, w := range c.words {
-			k := columnOf(h, w)
+			_, numeric := r.cv.amount(w.text)
+			k := columnOf(h, w, numeric)
 			out[k] = append(out[k], w)
 		}
 	}
@@ -89,7 +103,7 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 		if r.totalsLine(l) {
 			break
 		}
-		words := cellsByColumn(h, l)
+		words := r.cellsByColumn(h, l)
 		if rw := r.rowOf(h, l, i, words); rw != nil {
 			rw.desc = append(pending, rw.desc...)
 			pending = nil
@@ -117,6 +131,7 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 			continue
 		}
 		c := h.cols[k]
+		ws = byDistance(r.groupSpaced(ws), c)
 		switch c.kind {
 		case colQty:
 			if w, v, unit := r.qtyOf(ws); v != "" {
@@ -155,6 +170,12 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 	if qtyWord == nil {
 		return nil
 	}
+	// Where the table has money columns an item prints money: a lone
+	// number under the quantity is a wrapped description ("250 bar").
+	if (h.has(colAmount) && rw.item.LineAmount == "" && rw.item.UnitPrice == "") ||
+		(!h.has(colAmount) && h.has(colPrice) && rw.item.UnitPrice == "" && !r.noPriceRows) {
+		return nil
+	}
 	r.describe(h, rw, words)
 	return rw
 }
@@ -180,6 +201,35 @@ func (r *reader) describe(h *header, rw *row, words map[int][]word) {
 		}
 	}
 }
+
+// groupSpaced joins the words of a number grouped by spaces ("2 400",
+// "36 640,00") into one word.
+func (r *reader) groupSpaced(ws []word) []word {
+	var out []word
+	for i := 0; i < len(ws); i++ {
+		j := i + 1
+		for j < len(ws) && ws[j].col-ws[j-1].end == 1 && spaceGrouped.MatchString(joinWords(ws[i:j+1])) {
+			j++
+		}
+		if j > i+1 {
+			out = append(out, word{text: strings.ReplaceAll(joinWords(ws[i:j]), " ", ""), col: ws[i].col, end: ws[j-1].end})
+			i = j - 1
+			continue
+		}
+		out = append(out, ws[i])
+	}
+	return out
+}
+
+// byDistance orders a column's words by their distance from the header
+// (a number stuck to a description, "taille 9", comes last).
+func byDistance(ws []word, c column) []word {
+	out := slices.Clone(ws)
+	sort.SliceStable(out, func(a, b int) bool { return gap(out[a], c) < gap(out[b], c) })
+	return out
+}
+
+func gap(w word, c column) int { return max(0, c.col-w.end, w.col-c.end) }
 
 func joinWords(ws []word) string {
 	parts := make([]string, len(ws))
@@ -229,9 +279,18 @@ func (r *reader) priceOf(ws []word) (word, string, string) {
 }
 
 // lastAmount is the last number among the words (an amount column may
-// print a currency before it).
+// print a currency before it); a number grouped by spaces ("36 640,00")
+// spans several words.
 func (r *reader) lastAmount(ws []word) (word, string) {
 	for i := len(ws) - 1; i >= 0; i-- {
+		for j := max(0, i-3); j < i; j++ {
+			joined := joinWords(ws[j : i+1])
+			if spaceGrouped.MatchString(joined) {
+				if v, ok := r.cv.amount(joined); ok {
+					return word{text: joined, col: ws[j].col, end: ws[i].end}, v
+				}
+			}
+		}
 		if v, ok := r.cv.amount(ws[i].text); ok {
 			return ws[i], v
 		}

@@ -56,13 +56,36 @@ func (r *reader) lastNumber(l *line, ci int, rest string) (string, Position, boo
 		}
 	}
 	if rest != "" {
-		f := strings.Fields(rest)
-		if v, ok := r.cv.amount(f[len(f)-1]); ok {
-			c := l.cells[ci]
+		c := l.cells[ci]
+		if v, ok := r.trailingAmount(rest); ok {
 			return v, l.at(c.col, c.end, ""), true
 		}
 	}
 	return "", Position{}, false
+}
+
+// trailingAmount is the amount at the end of a label's cell ("20 % :
+// 7 863,55 €"): a currency after it is dropped, and a number grouped by
+// spaces spans up to three words.
+func (r *reader) trailingAmount(rest string) (string, bool) {
+	f := strings.Fields(rest)
+	for len(f) > 0 {
+		last := f[len(f)-1]
+		if !isoCodes[last] && !strings.ContainsAny(last, "$€£₹") || digits(last) > 0 {
+			break
+		}
+		f = f[:len(f)-1]
+	}
+	for k := min(3, len(f)); k >= 1; k-- {
+		s := strings.Join(f[len(f)-k:], " ")
+		if k > 1 && !spaceGrouped.MatchString(s) {
+			continue
+		}
+		if v, ok := r.cv.amount(s); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // totalsLine reports whether a line inside the table is a totals line
@@ -86,6 +109,11 @@ func (r *reader) readTotals(tableFirst, tableEnd int) []total {
 			continue
 		}
 		if t, ok := r.totalOf(l); ok {
+			if i < tableFirst && (t.kind == "tax" || t.kind == "charge") {
+				// Above the table "Freight" and "Tax" are terms and ids
+				// (ship via, tax number); only a total is printed there.
+				continue
+			}
 			out = append(out, t)
 			r.consider("totals."+t.kind, t.value, t.at, true, "label "+t.at.Label)
 		}

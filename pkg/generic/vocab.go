@@ -78,7 +78,7 @@ var (
 		`nettobetrag`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
-	taxLabels = labelRE(`(?:(?:zzgl|plus|incl|inkl|add|\+)\.?\s*)?(?:\d+(?:[.,]\d+)?\s*%\s*)?(?:(?:sales\s+)?tax(?:es)?(?:\s+amount)?|total\s+tax|vat|mwst|u\.?\s*st|tva|btw|iva|[csiu]?gst|utgst|impuesto)[^0-9]*`)
+	taxLabels    = labelRE(`(?:(?:zzgl|plus|incl|inkl|add|\+)\.?\s*)?(?:\d+(?:[.,]\d+)?\s*%\s*)?(?:(?:sales\s+)?tax(?:es)?(?:\s+amount)?|total\s+tax|vat|mwst|u\.?\s*st|tva|btw|iva|[csiu]?gst|utgst|impuesto)[^0-9]*`)
 	chargeLabels = labelRE(`shipping(?:\s+(?:and|&)\s+handling)?`, `freight`, `ship\s*/\s*ins\.?`, `handling`,
 		`delivery\s+charges?`, `packing(?:\s+(?:and|&)\s+forwarding)?`, `fracht(?:kosten)?`, `versand(?:kosten)?`,
 		`porto`, `verpackung`, `frais\s+de\s+port`, `transport`, `verzendkosten`, `vracht(?:kosten)?`, `envio`, `portes`,
@@ -95,12 +95,12 @@ var (
 		`bon\s+de\s+commande|commande(?:\s+fournisseur)?|bestelling|inkooporder|bestelbon|orden\s+de\s+compra|pedido(?:\s+de\s+compra)?|` +
 		`ordine(?:\s+(?:d'?acquisto|fornitore|di\s+acquisto))?)(?:\s*[-–:]\s*[a-z ]+)?$`)
 	otherTitleCore = `(?:(?:(?:tax|proforma|pro\s*-?\s*forma|commercial|sales)\s+)?invoice|vendor\s+bill|(?:proforma\s*-?\s*)?rechnung|` +
-		`facture|factuur|factura|fattura|credit\s*note|gutschrift|avoir|creditnota|nota\s+de\s+credito|nota\s+di\s+credito|` +
+		`(?:handels)?rechnung|facture|factuur|factura|fattura|credit\s*note|gutschrift|avoir|creditnota|nota\s+de\s+credito|nota\s+di\s+credito|` +
 		`delivery\s+note|lieferschein|bon\s+de\s+livraison|bon\s+d'?expedition|pakbon|albaran|bolla\s+di\s+consegna|` +
 		`documento\s+di\s+trasporto|packing\s+(?:slip|list)|shipping\s+note|quotation|quote|angebot|devis|offerte|` +
 		`presupuesto|cotizacion|offerta|preventivo|order\s+confirmation|auftragsbestatigung|confirmation\s+de\s+commande|` +
 		`orderbevestiging|confirmacion\s+de\s+pedido|conferma\s+d'?ordine|sales\s+order|order\s+acknowledge?ment)`
-	otherTitleWhole = regexp.MustCompile(`^` + otherTitleCore + `(?:\s*[-–:]?\s*(?:copy|original|duplicate|no\.?|nr\.?|n°|#|number|nummer|numero)?)?$`)
+	otherTitleWhole = regexp.MustCompile(`^` + otherTitleCore + `(?:\s*\(\d+\))?(?:\s*[-–:]?\s*(?:copy|original|duplicate|no\.?|nr\.?|n°|#|number|nummer|numero)?)?\s*[:.#]?$`)
 	// invoiceLabels are labels only a non-order prints (an invoice's own
 	// number or date), for documents without a title.
 	invoiceLabels = labelRE(`invoice\s*`+no, `invoice\s+date`, `rechnungs\s*-?\s*(?:nummer|nr|datum)\.?`,
