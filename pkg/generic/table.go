@@ -206,15 +206,15 @@ func (r *reader) findHeader(from int, page int) *header {
 	return nil
 }
 
-// sameHeader reports whether h repeats the columns of the first header.
+// sameHeader reports whether b repeats the columns of a (a table going on
+// on the next page): the same kinds of columns, give or take one that the
+// page's spacing merged into its neighbour ("Qty UOM").
 func sameHeader(a, b *header) bool {
-	if a.score() != b.score() {
-		return false
-	}
-	for _, c := range a.cols {
-		if c.kind != colOther && !b.has(c.kind) {
-			return false
+	common := 0
+	for k := colPos; k <= colDate; k++ {
+		if a.has(k) && b.has(k) {
+			common++
 		}
 	}
-	return true
+	return b.has(colQty) && common >= min(a.score(), b.score())-1
 }
