@@ -7,29 +7,64 @@ import (
 
 	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/repotest"
+	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
 
-// BenchmarkRead reads every page of the real and synthetic POs of the
-// corpus without a template; cpu-ms/page is the figure issue 24 bounds
-// (≤ 15 ms per page).
+// BenchmarkRead reads the pages of the corpus POs without a template
+// (cpu-ms/page is the figure issue 24 bounds: ≤ 15 ms per page), and as
+// the baseline of the same run the Contoso POs with their hand-written
+// template.
 func BenchmarkRead(b *testing.B) {
-	var texts []string
-	pages := 0
-	for _, glob := range []string{"orders/contoso-po-*.pdf", "synthetic/*.pdf"} {
-		files, _ := filepath.Glob(filepath.Join(templatetest.SharedDir(b), "corpus", glob))
-		for _, f := range files {
-			text := templatetest.PDFText(b, f)
-			texts = append(texts, text)
-			pages += countPages(text)
-		}
-	}
+	contoso := corpusTexts(b, "orders/contoso-po-*.pdf")
+	all := append(corpusTexts(b, "synthetic/*.pdf"), contoso...)
 	ctx := context.Background()
-	b.ResetTimer()
+	b.Run("generic", func(b *testing.B) {
+		perPage(b, all, func(text string) error {
+			_, err := generic.Read(ctx, text, generic.Options{})
+			return err
+		})
+	})
+	b.Run("generic-contoso", func(b *testing.B) {
+		perPage(b, contoso, func(text string) error {
+			_, err := generic.Read(ctx, text, generic.Options{})
+			return err
+		})
+	})
+	set, err := template.LoadWith(template.LoadOptions{}, filepath.Join(templatetest.RepoRoot(b), "deploy", "templates"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("template-contoso", func(b *testing.B) {
+		perPage(b, contoso, func(text string) error {
+			_, err := set.Run(ctx, text, template.RunOptions{Template: "contoso-po"})
+			return err
+		})
+	})
+}
+
+func corpusTexts(b *testing.B, glob string) []string {
+	files, _ := filepath.Glob(filepath.Join(templatetest.SharedDir(b), "corpus", glob))
+	if len(files) == 0 {
+		b.Fatalf("no corpus files for %s", glob)
+	}
+	texts := make([]string, len(files))
+	for i, f := range files {
+		texts[i] = templatetest.PDFText(b, f)
+	}
+	return texts
+}
+
+// perPage runs fn over texts and reports the process CPU per page.
+func perPage(b *testing.B, texts []string, fn func(string) error) {
+	pages := 0
+	for _, t := range texts {
+		pages += countPages(t)
+	}
 	cpu0 := repotest.ProcessCPU(b)
 	for b.Loop() {
 		for _, t := range texts {
-			if _, err := generic.Read(ctx, t, generic.Options{}); err != nil {
+			if err := fn(t); err != nil {
 				b.Fatal(err)
 			}
 		}

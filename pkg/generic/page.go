@@ -16,6 +16,7 @@ type word struct {
 // end a cell, as pdftotext -layout separates columns and label from value.
 type cell struct {
 	text     string // the words joined by single spaces
+	folded   string // text folded for the vocabularies (see fold)
 	col, end int
 	words    []word
 }
@@ -93,6 +94,7 @@ func cellsOf(raw string) []cell {
 			parts[j] = w.text
 		}
 		cells[i].text = strings.Join(parts, " ")
+		cells[i].folded = fold(cells[i].text)
 	}
 	return cells
 }

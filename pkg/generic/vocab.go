@@ -123,7 +123,10 @@ func unspace(s string) string {
 // matchLabel matches re at the start of the folded cell text and returns
 // the label as printed and the rest of the cell (its own value, if any).
 func matchLabel(re *regexp.Regexp, c cell) (label, rest string, ok bool) {
-	f := fold(c.text)
+	f := c.folded
+	if f == "" {
+		f = fold(c.text)
+	}
 	m := re.FindStringIndex(f)
 	if m == nil {
 		return "", "", false
