@@ -181,10 +181,18 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		case "json":
 			// invoice2data's output for the file, then what went wrong with
 			// it as {"file", "error"}: never a silent empty list.
-			if run == nil || (run.Template == nil && err == nil) {
-				if err == nil {
+			if run == nil || run.Result == nil {
+				switch {
+				case err != nil:
+				case run == nil || run.Template == nil:
 					err = errors.New("no template matched")
 					code = max(code, exitNoTemplate)
+				default:
+					// Decided before any field was read (an attached
+					// invoice given to an order template, a template that
+					// reads attachments only): no invoice2data output.
+					err = fmt.Errorf("template %s: %s", run.Template.Name, outcomeText(run.Outcome))
+					code = max(code, exitError)
 				}
 				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
 				results = append(results, errorJSON(f, err))

@@ -71,3 +71,28 @@ func TestExtractEmbeddedOrder(t *testing.T) {
 	require.Equal(t, 3, r.code)
 	require.Contains(t, r.stderr, `"status_reason":"unknown_format"`)
 }
+
+// AzureInterior.pdf of invoice2data's golden set attaches its invoice
+// (UBL-Invoice-2.1.xml). Read without its template, the attachment decides
+// before any field is read: --output json has no invoice2data output for
+// it and says why in {"file", "error"}, exit 1 (it panicked on the missing
+// result); --output xml rejects it not_an_order.
+func TestExtractAttachedInvoiceWithoutResult(t *testing.T) {
+	t.Parallel()
+	pdf := filepath.Join(sharedDir(t, "corpus", "invoice2data", "tests", "compare"), "AzureInterior.pdf")
+	tmpl := sharedDir(t, "corpus", "invoice2data", "tests", "custom", "templates")
+	r := run(t, "extract", "--templates", tmpl, "--output", "json", pdf)
+	require.Equal(t, 1, r.code, r.stderr)
+	var got []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+	require.Len(t, got, 1)
+	require.Equal(t, pdf, got[0]["file"])
+	require.Contains(t, got[0]["error"], "rejected (not_an_order)")
+	require.Contains(t, got[0]["error"], "UBL-Invoice-2.1.xml")
+
+	r = run(t, "extract", "--templates", tmpl, "--output", "xml", pdf)
+	require.Equal(t, 3, r.code, r.stderr)
+	require.Contains(t, r.stderr, `"status_reason":"not_an_order"`)
+	r = run(t, "extract", "--templates", tmpl, "--output", "debug", pdf)
+	require.Contains(t, r.stdout, "== outcome: rejected (not_an_order)")
+}
