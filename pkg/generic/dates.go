@@ -25,6 +25,13 @@ const (
 	orderMDY
 )
 
+// dayFirstCurrencies are the currencies of countries that write the day
+// first. Canada writes both ways, so a Canadian dollar proves nothing.
+var dayFirstCurrencies = map[string]bool{"EUR": true, "GBP": true, "INR": true, "CHF": true, "AUD": true, "NZD": true,
+	"SEK": true, "NOK": true, "DKK": true, "PLN": true, "CZK": true, "HUF": true, "RON": true, "BGN": true, "TRY": true,
+	"ZAR": true, "MXN": true, "BRL": true, "ARS": true, "CLP": true, "COP": true, "PEN": true, "AED": true, "SGD": true,
+	"PKR": true, "BDT": true, "LKR": true, "NPR": true}
+
 // numDate is a numeric date as printed: its fields and separator.
 type numDate struct {
 	a, b, y int
@@ -111,7 +118,7 @@ func detectDateOrder(d *doc, currency string) (dateOrder, string) {
 		return orderDMY, "dotted dates are day-first"
 	case currency == "USD":
 		return orderMDY, "no date proves the order; US dollar documents write month first"
-	case currency != "":
+	case dayFirstCurrencies[currency]:
 		return orderDMY, "no date proves the order; " + currency + " documents write day first"
 	}
 	return orderUnknown, "no date proves whether day or month comes first"

@@ -69,6 +69,9 @@ func anyLabel(c cell) bool {
 func (r *reader) labelled(field string, re *regexp.Regexp, typ typer) []cand {
 	var out []cand
 	for i, l := range r.d.lines {
+		if r.hdr != nil && i >= r.hdr.first && i <= r.hdr.last {
+			continue
+		}
 		for ci, c := range l.cells {
 			label, rest, ok := matchLabel(re, c)
 			if !ok {

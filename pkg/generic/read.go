@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -22,6 +23,9 @@ type reader struct {
 	// noPriceRows is set when a table with a price column may print rows
 	// without one (not yet: every row of such a table prints its price).
 	noPriceRows bool
+	// hdr is the item table's header (nil when there is none): its
+	// lines are column labels, not header fields.
+	hdr *header
 }
 
 // consider records a candidate for the debug output.
@@ -75,6 +79,7 @@ func (r *reader) readAll() error {
 	if strings.TrimSpace(strings.ReplaceAll(joinLines(r.d), "\f", "")) == "" {
 		return reject(document.ReasonUnknownFormat, "the document has no text to read")
 	}
+	r.hdr = r.findHeader(0, 0)
 	isOrder, other, titleIDs := r.docTitle()
 	if other != "" {
 		return reject(document.ReasonNotAnOrder, "the document is titled %q, not an order", other)
@@ -98,6 +103,7 @@ func joinLines(d *doc) string {
 	var b strings.Builder
 	for _, l := range d.lines {
 		b.WriteString(l.raw)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
@@ -143,10 +149,36 @@ func (r *reader) readCurrency() error {
 		return reject(document.ReasonUnknownFormat, "more than one currency printed: %s", strings.Join(keys(pick), ", "))
 	}
 	for code, at := range pick {
+		if code == "USD" && len(codes) == 0 {
+			// A bare "$": the addresses tell US from Canadian dollars.
+			var err error
+			if code, err = r.dollar(); err != nil {
+				return err
+			}
+		}
 		r.order.Currency = code
 		r.keep("currency", code, at)
 	}
 	return nil
+}
+
+var (
+	usAddress = regexp.MustCompile(`\b(?:USA|U\.S\.A\.|United States)\b|\b[A-Z]{2},? \d{5}(?:-\d{4})?\b`)
+	caAddress = regexp.MustCompile(`\bCanada\b|\b[A-Z]{2},? [A-Z]\d[A-Z] ?\d[A-Z]\d\b`)
+)
+
+// dollar decides what a bare "$" is: US dollars unless only Canadian
+// addresses are printed; both kinds of address leave it unproven.
+func (r *reader) dollar() (string, error) {
+	text := joinLines(r.d)
+	us, ca := usAddress.MatchString(text), caAddress.MatchString(text)
+	switch {
+	case ca && us:
+		return "", reject(document.ReasonUnknownFormat, "amounts print only \"$\" and the document has US and Canadian addresses")
+	case ca:
+		return "CAD", nil
+	}
+	return "USD", nil
 }
 
 // printedCurrencies are the ISO codes printed as words and the currencies
@@ -159,8 +191,8 @@ func (r *reader) printedCurrencies() (codes, syms map[string]Position) {
 				t := strings.Trim(w.text, "()[]:,")
 				if isoCodes[t] {
 					codes[t] = l.at(w.col, w.end, "")
-				} else if _, cur, _ := splitAmount(w.text); cur != "" {
-					syms[cur] = l.at(w.col, w.end, "")
+				} else if core, cur, _ := splitAmount(w.text); cur != "" && (core == "" || numberCore.MatchString(core)) {
+					syms[cur] = l.at(w.col, w.end, "") // "$2,760.00", or "$" before "2,760.00"
 				}
 			}
 		}
@@ -243,7 +275,7 @@ func before(a, b order.Date) bool {
 // readItems reads the item table and proves it: every line that prints
 // its numbers closes, and the lines add up to the printed totals.
 func (r *reader) readItems() error {
-	h := r.findHeader(0, 0)
+	h := r.hdr
 	if h == nil {
 		return reject(document.ReasonCannotParseItems, "no item table: no header line with a quantity column and two other columns")
 	}
@@ -258,8 +290,14 @@ func (r *reader) readItems() error {
 	if err != nil {
 		return err
 	}
-	if err := closeTotals(r.order, lines, r.readTotals(h.first, end)); err != nil {
+	totals := r.readTotals(h.first, end)
+	if err := closeTotals(r.order, lines, totals); err != nil {
 		return reject(document.ReasonCannotParseItems, "%v", err)
+	}
+	if r.order.Totals.NetAmount == "" && r.order.Totals.GrossAmount == "" {
+		if l := r.unreadTotal(end); l != "" {
+			return reject(document.ReasonCannotParseItems, "a total is printed (%q) that the reader cannot place", l)
+		}
 	}
 	r.keepTotals()
 	return nil
@@ -270,6 +308,9 @@ func (r *reader) readItems() error {
 func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 	sum, amounts, prices := new(big.Rat), 0, 0
 	for n, rw := range rows {
+		if lack := h.complete(rw); lack != "" {
+			return nil, reject(document.ReasonCannotParseItems, "line %d %s", n+1, lack)
+		}
 		if err := checkRow(rw); err != nil {
 			return nil, reject(document.ReasonCannotParseItems, "line %d: %v", n+1, err)
 		}
@@ -336,6 +377,28 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// totalWord finds the word "total" in the six languages' forms.
+var totalWord = regexp.MustCompile(`(?i)\b(?:total|totals|summe|gesamt\w*|\w*betrag|totaal|totale|importe|montant|bedrag)\b`)
+
+// unreadTotal returns a line after the table that prints a total-like
+// word and a number, when no total was read: the document has a total the
+// reader could not place, so its lines are unproven.
+func (r *reader) unreadTotal(from int) string {
+	for _, l := range r.d.lines[min(from, len(r.d.lines)):] {
+		if !totalWord.MatchString(l.raw) {
+			continue
+		}
+		for _, c := range l.cells {
+			for _, w := range c.words {
+				if _, ok := r.cv.amount(w.text); ok && digits(w.text) > 0 {
+					return strings.TrimSpace(l.raw)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // keepTotals records the totals' positions.

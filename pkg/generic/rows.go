@@ -18,6 +18,9 @@ type row struct {
 	desc   []string
 	prices bool // a price was printed
 	first  int  // line index of the row's numbers
+	// unplaced names a column of unknown meaning that prints a number on
+	// the row: it might be the price or the amount, so the row is unproven.
+	unplaced string
 }
 
 // pageMarker is page furniture inside a table.
@@ -164,6 +167,10 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 		case colUnit:
 			if rw.item.Unit == "" && len(ws) > 0 {
 				rw.item.Unit = strings.Trim(ws[0].text, "/")
+			}
+		case colOther:
+			if _, v := r.lastAmount(ws); v != "" {
+				rw.unplaced = c.text
 			}
 		}
 	}
@@ -319,6 +326,21 @@ func letters(s string) bool {
 		}
 	}
 	return true
+}
+
+// complete reports what a row lacks that its table prints: a price under
+// a price column, an amount under an amount column, a number under a
+// column of unknown meaning ("" when it lacks nothing).
+func (h *header) complete(rw *row) string {
+	switch {
+	case rw.unplaced != "":
+		return fmt.Sprintf("prints a number under %q, a column the reader cannot place", rw.unplaced)
+	case h.has(colPrice) && rw.item.UnitPrice == "":
+		return "prints no price under the price column"
+	case h.has(colAmount) && rw.item.LineAmount == "":
+		return "prints no amount under the amount column"
+	}
+	return ""
 }
 
 // checkRow verifies a row's arithmetic where it prints the numbers:

@@ -21,9 +21,10 @@ const (
 	colAmount
 	colDisc
 	colDate
+	colTax // tax rate or amount, HSN code: read past, never an item value
 )
 
-var colNames = [...]string{"other", "position", "article", "description", "quantity", "unit", "unit price", "price basis", "amount", "discount", "date"}
+var colNames = [...]string{"other", "position", "article", "description", "quantity", "unit", "unit price", "price basis", "amount", "discount", "date", "tax"}
 
 func (k colKind) String() string { return colNames[k] }
 
@@ -33,11 +34,12 @@ var colVocab = []struct {
 	kind colKind
 	re   *regexp.Regexp
 }{
+	{colTax, regexp.MustCompile(`^(?:(?:[csiu]?gst|vat|tax|mwst|ust|tva|btw|iva|igst|cgst|sgst)(?:\s*(?:%|rate|amt|amount|code))?|hsn(?:\s*/\s*sac)?(?:\s+code)?|sac|tax\s+code)(?:$|[^\pL\pN])`)},
 	{colDisc, regexp.MustCompile(`^(?:disc(?:ount)?|rabatt|remise|korting|descuento|dto|sconto)(?:$|[^\pL\pN])`)},
 	{colQty, regexp.MustCompile(`^(?:(?:order(?:ed)?|tgt|total|req\.?|po)\s+)?(?:qty|qnty|quantity|quantities|menge|bestellmenge|anzahl|quantite|qte|aantal|hoeveelheid|cantidad|cant|quantita|q\.?ta|ordered|stk)(?:$|[^\pL\pN])`)},
-	{colPrice, regexp.MustCompile(`^(?:unit\s*(?:price|cost|rate)|(?:net|gross|list|basic|base|sales)?\s*(?:price|rate|cost)(?:\s*(?:/|per)\s*(?:unit|each|ea|pc))?|price\s*each|mrp|u/p|einzelpreis|e-?preis|preis|stuckpreis|prix(?:\s+unit(?:aire)?)?|p\.?\s*u\.?|prijs|stukprijs|eenheidsprijs|precio(?:\s+unit(?:ario)?)?|prezzo(?:\s+unit(?:ario)?)?)(?:$|[^\pL\pN])`)},
-	{colAmount, regexp.MustCompile(`^(?:ext(?:ended|\.)?\s*(?:price|cost|amount|amt|value)?|total(?:\s+(?:price|amount|value|cost))?|t\.?\s*value|amount|amt|net\s+(?:value|amt|amount)|line\s+(?:total|amount|value)|value|gesamt(?:preis|betrag|wert)?|betrag|wert|montant(?:\s+h\.?t\.?)?|bedrag|totaal|importe|importo|totale|summe)(?:$|[^\pL\pN])`)},
 	{colPer, regexp.MustCompile(`^(?:per|pe|pro|par|price\s+unit|charge\s+base\s+qty|basis|pr\.?\s*unit)$`)},
+	{colPrice, regexp.MustCompile(`^(?:(?:net\s+|gross\s+)?unit\s*(?:net\s+)?(?:price|cost|rate)|(?:net|gross|list|basic|base|sales)?\s*(?:price|rate|cost)(?:\s*(?:/|per)\s*(?:unit|each|ea|pc))?|price\s*each|mrp|u/p|einzelpreis|e-?preis|netto\s*preis|nettopreis|preis|stuckpreis|prix(?:\s+unit(?:aire)?)?|p\.?\s*u\.?|(?:netto\s*)?prijs|stukprijs|eenheidsprijs|precio(?:\s+unit(?:ario)?)?|prezzo(?:\s+unit(?:ario)?)?)(?:$|[^\pL\pN])`)},
+	{colAmount, regexp.MustCompile(`^(?:ext(?:ended|\.)?\s*(?:price|cost|amount|amt|value)?|total(?:\s+(?:price|amount|value|cost))?|t\.?\s*value|amount|amt|net\s+(?:value|amt|amount)|line\s+(?:total|amount|value)|value|gesamt(?:preis|betrag|wert|nettowert)?|netto\s*(?:wert|betrag)|nettowert|positionswert|betrag|wert|montant(?:\s+(?:net|h\.?t\.?))?|(?:netto\s*|regel)?bedrag|totaal|importe|importo|totale|summe|valore|valeur|total\s+ligne|total\s+linea)(?:$|[^\pL\pN])`)},
 	{colUnit, regexp.MustCompile(`^(?:unit|units|uom|u/m|u\.m\.|um|unit\s+of\s+measure|einheit|me|unite|eenheid|unidad|ud|unita|pack)$`)},
 	{colDate, regexp.MustCompile(`(?:deliv(?:ery)?\.?\s*date|due\s*date|^date|liefer(?:datum|termin)|req(?:uired)?\.?\s*date|ship\s*date|promised|need\s+by|delivery|livraison|entrega|consegna|levering)`)},
 	{colArticle, regexp.MustCompile(`^(?:item\s*(?:#|no\.?|nr\.?|number|code|id)|part\s*(?:#|no\.?|number)?|article|art\.?\s*-?\s*(?:nr|no)\.?|artikel(?:nummer|nr\.?)?|material(?:\s*(?:no\.?|number|#|code))?|sku|product\s*(?:code|no\.?|id|#)|code|ref(?:erence|erenz)?\.?|catalog(?:ue)?\s*(?:no\.?|#)|model|vendor\s+(?:part|item)|your\s+(?:part|item)|buyer\s+(?:part|item))(?:$|[^\pL\pN])`)},
@@ -46,14 +48,44 @@ var colVocab = []struct {
 }
 
 func classify(text string) colKind {
+	k, _ := classifyMatch(text)
+	return k
+}
+
+// classifyMatch classifies a header cell and says whether the vocabulary
+// word covers all of it ("Qty" of "Qty Unit Price/Unit" does not).
+func classifyMatch(text string) (colKind, bool) {
 	t := strings.TrimSpace(strings.Trim(fold(text), ":"))
 	t = stripCurrency(t)
 	for _, v := range colVocab {
-		if v.re.MatchString(t) {
-			return v.kind
+		if m := v.re.FindStringIndex(t); m != nil {
+			return v.kind, m[1] >= len(strings.TrimRight(t, " .:/"))
 		}
 	}
-	return colOther
+	return colOther, false
+}
+
+// splitCell splits a header cell that names two columns with single
+// spaces between them ("Qty Unit Price/Unit") at the word where the
+// first column's name ends and the second's begins.
+func splitCell(c cell) []cell {
+	kind, whole := classifyMatch(c.text)
+	if kind == colOther || whole || len(c.words) < 2 {
+		return []cell{c}
+	}
+	for k := 1; k < len(c.words); k++ {
+		head, tail := joinWords(c.words[:k]), joinWords(c.words[k:])
+		if hk, hw := classifyMatch(head); hk == kind && hw && classify(tail) != colOther {
+			return append([]cell{cellOf(c.words[:k])}, splitCell(cellOf(c.words[k:]))...)
+		}
+	}
+	return []cell{c}
+}
+
+func cellOf(ws []word) cell {
+	c := cell{text: joinWords(ws), col: ws[0].col, end: ws[len(ws)-1].end, words: ws}
+	c.folded = fold(c.text)
+	return c
 }
 
 // stripCurrency drops a currency named after a header label ("Price
@@ -121,7 +153,11 @@ func (h *header) score() int {
 func (r *reader) headerAt(i, j int) *header {
 	var cols []column
 	for k := i; k <= j; k++ {
+		var cells []cell
 		for _, c := range r.d.lines[k].cells {
+			cells = append(cells, splitCell(c)...)
+		}
+		for _, c := range cells {
 			merged := false
 			for n := range cols {
 				if overlaps(cols[n].col, cols[n].end, c.col, c.end, 0) {

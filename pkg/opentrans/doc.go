@@ -38,6 +38,7 @@
 //	Totals.LinesAmount,   notes (every document type): the printed total of the line amounts, the
 //	  Charges, Allowances, document charges and allowances inside the net total, the charges added
 //	  ExtraCharges        after tax
+//	Totals.Quantity       note "Total quantity: …" (the printed total of the item quantities)
 //	NoItems               empty X_ITEM_LIST, TOTAL_ITEM_NUM 0; Read sets it for an empty list
 //	(items)               X_SUMMARY/TOTAL_ITEM_NUM = number of items written
 //	WriteOptions          CONTROL_INFO/GENERATOR_INFO ("docintake") and GENERATION_DATE
@@ -82,12 +83,19 @@
 //	UnitPrice             PRODUCT_PRICE_FIX/bmecat:PRICE_AMOUNT
 //	TaxRate               PRODUCT_PRICE_FIX/TAX_DETAILS_FIX/bmecat:TAX as a factor (19 → 0.19), TAX_TYPE vat
 //	PriceBasisQuantity    PRODUCT_PRICE_FIX/bmecat:PRICE_QUANTITY ("" = 1, not written)
-//	LineAmount            PRICE_LINE_AMOUNT
+//	LineAmount            PRICE_LINE_AMOUNT (the printed line amount, after any discount)
+//	DiscountPercent       PRODUCT_PRICE_FIX/ALLOW_OR_CHARGES_FIX/ALLOW_OR_CHARGE type="allowance"
+//	                      (ALLOW_OR_CHARGE_TYPE rebate, SEQUENCE 1) with AOC_PERCENTAGE_FACTOR as a
+//	                      factor (75 → 0.75); negative: type="surcharge"; 0: not written
+//	DiscountAmount        note "Discount amount of the line: …", and an ALLOW_OR_CHARGE after the
+//	                      percentage with AOC_MONETARY_AMOUNT per price unit (amount × PRICE_QUANTITY
+//	                      ÷ QUANTITY, as openTRANS applies allowances to the price) when exact;
+//	                      0: not written. See allowance.go
 //	DeliveryDate          DELIVERY_DATE (start = end); INVOICE_ITEM has none: note
 //	Remarks               REMARKS, after the item's notes
 //
-// Without a unit price there is no PRODUCT_PRICE_FIX, so tax rate and price
-// basis go to notes. INVOICE_ITEM requires price and line amount: Write
+// Without a unit price there is no PRODUCT_PRICE_FIX, so tax rate, price
+// basis and discount percentage go to notes. INVOICE_ITEM requires price and line amount: Write
 // refuses an invoice item without them.
 //
 // # Notes

@@ -49,6 +49,7 @@ func FuzzWrite(f *testing.F) {
 	f.Add(uint8(1), "a<b&c]]>", "\x00\x01\x0c", "\xff\xfe", "\uFFFE\uFFFF", "Bund", "PLN", "Payment terms: x", "", "", "1,5", int64(-1), uint16(0))
 	f.Add(uint8(6), " ", "ÄÖÜ ß €", "\r\n\t", "Net amount: 3", "km", "€", "Full value of LINE_ITEM_ID: y", "A-1", "B", "2", int64(1<<40), uint16(100))
 	f.Add(uint8(10), "INV", "x", "y", "z", "", "", "", "1", "p", "1", int64(0), uint16(3))
+	f.Add(uint8(48+4), "PO-9", "a", "b", "c", "Stk", "EUR", "Discount amount of the line: 5", "1", "A", "3", int64(1000), uint16(7))
 	f.Fuzz(func(t *testing.T, flags uint8, id, name, street, desc, unit, currency, remark, pos, pid, qty string, c int64, basis uint16) {
 		quantity := cents(c % 100000)
 		if flags&4 != 0 {
@@ -79,6 +80,14 @@ func FuzzWrite(f *testing.F) {
 			Totals:  order.Totals{NetAmount: cents(c), TaxAmount: cents(c / 5)},
 			Remarks: []string{remark, desc, unit},
 		}
+		// Line discounts: a percentage (negative ones are surcharges) and
+		// an amount that is not always a whole amount per price unit.
+		if flags&16 != 0 {
+			o.Items[0].DiscountPercent = fmt.Sprint(int(basis%150) - 25)
+		}
+		if flags&32 != 0 {
+			o.Items[0].DiscountAmount = cents(c / 7)
+		}
 		doc, err := opentrans.Marshal(o, testOpts)
 		if err != nil {
 			require.Equal(t, document.EINVALID, document.ErrorKind(err), "%v", err)
@@ -99,7 +108,7 @@ func FuzzParseOrder(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(b)
 	}
-	for _, o := range []*order.Order{fullOrder(), fullInvoice()} {
+	for _, o := range []*order.Order{fullOrder(), fullInvoice(), discountOrder()} {
 		b, err := opentrans.Marshal(o, testOpts)
 		require.NoError(f, err)
 		f.Add(b)

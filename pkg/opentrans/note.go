@@ -32,11 +32,14 @@ const (
 	noteCharges         = "Charges in the net amount"
 	noteAllowances      = "Allowances in the net amount"
 	noteExtraCharges    = "Charges after tax"
+	noteTotalQuantity   = "Total quantity"
 	noteBuyerOrderID    = "Buyer order number"
 	noteUnit            = "Printed unit (not in the BMEcat 2005 unit list, ORDER_UNIT is C62)"
 	noteDeliveryDate    = "Delivery date"
 	noteTaxRate         = "Tax rate in percent"
 	notePriceBasis      = "Price basis quantity"
+	noteDiscountPercent = "Discount in percent"
+	noteDiscountAmount  = "Discount amount of the line"
 	noteFullValue       = "Full value of "
 )
 
@@ -173,6 +176,7 @@ func headerSlots(o *order.Order, split bool, parties [][]*order.Party, lines []i
 		{noteCharges, setIf(&o.Totals.Charges, isDecimal)},
 		{noteAllowances, setIf(&o.Totals.Allowances, isDecimal)},
 		{noteExtraCharges, setIf(&o.Totals.ExtraCharges, isDecimal)},
+		{noteTotalQuantity, setIf(&o.Totals.Quantity, isDecimal)},
 		{noteBuyerOrderID, setIf(&o.BuyerOrderID, func(string) bool { return o.Type == order.TypeOrder })},
 	}
 	for _, f := range idFields(o, split) {
@@ -210,7 +214,9 @@ func headerSlots(o *order.Order, split bool, parties [][]*order.Party, lines []i
 }
 
 // itemSlots lists an item's notes in the order the writer emits them.
-func itemSlots(it *order.Item, typ order.DocumentType) []slot {
+// perPrice is the discount amount per price unit the item's
+// ALLOW_OR_CHARGES_FIX holds ("" when none; see allowance.go).
+func itemSlots(it *order.Item, typ order.DocumentType, perPrice string) []slot {
 	noPrice := func(v string) bool { return it.UnitPrice == "" && isDecimal(v) }
 	s := []slot{
 		{noteUnit, func(v string) bool {
@@ -230,6 +236,21 @@ func itemSlots(it *order.Item, typ order.DocumentType) []slot {
 		}},
 		{noteTaxRate, setIf(&it.TaxRate, noPrice)},
 		{notePriceBasis, setIf(&it.PriceBasisQuantity, noPrice)},
+		{noteDiscountPercent, setIf(&it.DiscountPercent, func(v string) bool { return noPrice(v) && !isZero(v) })},
+		// The line's discount amount is a note whenever it is written; it
+		// is the item's only when the allowance per price unit is the one
+		// the writer makes of it (none when there is no price or no exact
+		// amount per unit).
+		{noteDiscountAmount, setIf(&it.DiscountAmount, func(v string) bool {
+			if !isDecimal(v) || isZero(v) {
+				return false
+			}
+			want := ""
+			if it.UnitPrice != "" {
+				want, _ = perPriceAmount(v, it.Quantity, it.PriceBasisQuantity)
+			}
+			return sameDecimal(want, perPrice)
+		})},
 	}
 	for _, f := range itemFields(it) {
 		s = append(s, slot{noteFullValue + f.elem, f.restore})

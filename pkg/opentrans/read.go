@@ -30,8 +30,11 @@ var ErrUnsupported = errors.New("unsupported openTRANS document type")
 // gtin, ean or upc). A PARTY with several PARTY_ROLEs becomes one party per
 // role; an IDREF adds its role to the PARTY it names when no PARTY has that
 // role in PARTY_ROLE (INVOICE_ISSUER_IDREF gives the role invoice_issuer
-// unless it names the supplier). Document types other than the three, and
-// elements the model has no field for, are not read.
+// unless it names the supplier). Of an item's allowances and surcharges the
+// first percentage and the first amount are read as its discount (see
+// allowance.go); a discount of zero, which Write does not write, reads as
+// none. Document types other than the three, and elements the model has no
+// field for, are not read.
 //
 // Documents may be UTF-8 or one of the single-byte charsets CharsetReader
 // names.
@@ -189,9 +192,10 @@ type xItem struct {
 }
 
 type xPrice struct {
-	Amount   string `xml:"PRICE_AMOUNT"`
-	Taxes    []xTax `xml:"TAX_DETAILS_FIX"`
-	Quantity string `xml:"PRICE_QUANTITY"`
+	Amount   string   `xml:"PRICE_AMOUNT"`
+	Allow    []xAllow `xml:"ALLOW_OR_CHARGES_FIX>ALLOW_OR_CHARGE"`
+	Taxes    []xTax   `xml:"TAX_DETAILS_FIX"`
+	Quantity string   `xml:"PRICE_QUANTITY"`
 }
 
 type xTax struct {
@@ -462,10 +466,14 @@ func readItem(x *xItem, typ order.DocumentType, d *decimals) order.Item {
 		}
 	}
 	it.Quantity = d.conv(x.Quantity, what("QUANTITY"))
+	perPrice := ""
 	if len(x.Price) > 0 {
 		p := &x.Price[0]
 		it.UnitPrice = d.conv(p.Amount, what("PRICE_AMOUNT"))
 		it.PriceBasisQuantity = d.conv(p.Quantity, what("PRICE_QUANTITY"))
+		if it.UnitPrice != "" {
+			it.DiscountPercent, perPrice = readAllowances(p.Allow)
+		}
 		for _, t := range p.Taxes {
 			if f := d.conv(t.Tax, what("TAX")); f != "" {
 				it.TaxRate = shiftDecimal(f, 2)
@@ -474,6 +482,11 @@ func readItem(x *xItem, typ order.DocumentType, d *decimals) order.Item {
 		}
 	}
 	it.LineAmount = d.conv(x.LineAmount, what("PRICE_LINE_AMOUNT"))
-	it.Remarks = applyNotes(cleanAll(x.Remarks), itemSlots(&it, typ))
+	it.Remarks = applyNotes(cleanAll(x.Remarks), itemSlots(&it, typ, perPrice))
+	if it.DiscountAmount == "" && perPrice != "" {
+		// A partner's document without our note: the line's amount from
+		// the amount per price unit, when it is exact.
+		it.DiscountAmount, _ = lineDiscount(perPrice, it.Quantity, it.PriceBasisQuantity)
+	}
 	return it
 }

@@ -534,6 +534,10 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 	if inv && (price == "" || amount == "") {
 		return nil, invalid("%s: an invoice item needs a unit price and a line amount", what("PRODUCT_PRICE_FIX"))
 	}
+	allow, err := b.allowances(&it, qty, price, basis, ns, what)
+	if err != nil {
+		return nil, err
+	}
 	var priceFix *node
 	if price != "" {
 		var tax *node
@@ -544,7 +548,7 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 			}
 			tax = el("TAX_DETAILS_FIX", leaf("bmecat:TAX_TYPE", "vat"), leaf("bmecat:TAX", factor))
 		}
-		priceFix = el("PRODUCT_PRICE_FIX", leaf("bmecat:PRICE_AMOUNT", price), tax, leaf("bmecat:PRICE_QUANTITY", basis))
+		priceFix = el("PRODUCT_PRICE_FIX", leaf("bmecat:PRICE_AMOUNT", price), allow, tax, leaf("bmecat:PRICE_QUANTITY", basis))
 	} else {
 		// Without a price there is no PRODUCT_PRICE_FIX to carry them.
 		if rate != "" {
@@ -582,7 +586,7 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 		leaf("PRICE_LINE_AMOUNT", amount),
 		delivery,
 	)
-	n.add(b.remarks(ns.ordered(itemSlots(&order.Item{}, b.o.Type)), it.Remarks)...)
+	n.add(b.remarks(ns.ordered(itemSlots(&order.Item{}, b.o.Type, "")), it.Remarks)...)
 	return n, nil
 }
 
@@ -603,7 +607,8 @@ func (b *builder) summary(count int) (*node, error) {
 	// Document-level charges and allowances have no element here; they
 	// travel as notes, as the arithmetic checks read them.
 	for _, n := range []struct{ label, v, what string }{{noteLinesAmount, t.LinesAmount, "lines amount"},
-		{noteCharges, t.Charges, "charges"}, {noteAllowances, t.Allowances, "allowances"}, {noteExtraCharges, t.ExtraCharges, "extra charges"}} {
+		{noteCharges, t.Charges, "charges"}, {noteAllowances, t.Allowances, "allowances"}, {noteExtraCharges, t.ExtraCharges, "extra charges"},
+		{noteTotalQuantity, t.Quantity, "total quantity"}} {
 		v, err := b.decimal(n.v, n.what)
 		if err != nil {
 			return nil, err

@@ -106,6 +106,14 @@ type Item struct {
 	TaxRate            string // decimal percentage, "" if unknown
 	DeliveryDate       Date
 	Remarks            []string
+	// DiscountPercent and DiscountAmount are the line's discount as
+	// printed: a percentage off the price ("75.00" for 75 %), then an
+	// amount off the line (decimal, positive for a discount), so that
+	// LineAmount = Quantity × UnitPrice ÷ PriceBasisQuantity ×
+	// (1 − DiscountPercent/100) − DiscountAmount. "" when not printed.
+	// UnitPrice stays the printed (list) price.
+	DiscountPercent string
+	DiscountAmount  string
 }
 
 // Totals are the document's summary amounts (decimals; "" when not printed).
@@ -124,6 +132,9 @@ type Totals struct {
 	// ExtraCharges are charges added after tax (shipping or handling
 	// printed below the tax): gross = net + tax + extra charges.
 	ExtraCharges string
+	// Quantity is a printed total of the item quantities (decimal), which
+	// the sum of the items' quantities must equal.
+	Quantity string
 }
 
 // Order is the canonical document.

@@ -108,14 +108,18 @@ type TemplatesOptions struct {
 
 // OpenTemplates syncs opts.Dirs into the store (SyncTemplatesDir), loads the
 // catalogue and keeps it live until Close. A bad template in a directory is
-// an error naming file, line and key path, as before templates were data.
+// logged (file, line and key path) and left out; the others are served.
 func OpenTemplates(ctx context.Context, st *store.Store, logger *zap.Logger, opts TemplatesOptions) (*Templates, error) {
 	for _, dir := range opts.Dirs {
 		if dir == "" {
 			continue
 		}
-		if _, err := SyncTemplatesDir(ctx, st, dir); err != nil {
+		_, skipped, err := SyncTemplatesDir(ctx, st, dir)
+		if err != nil {
 			return nil, err
+		}
+		for _, s := range skipped {
+			logger.Error("template file left out of the sync", zap.String("dir", dir), zap.Error(s))
 		}
 	}
 	t := &Templates{st: st, log: logger, versions: map[versionKey]*Version{}, kick: make(chan struct{}, 1),
@@ -371,50 +375,86 @@ func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int
 	return v, pin, nil
 }
 
-// SyncTemplatesDir validates every template under dir strictly (as at start
-// before templates were data: a bad one is an error naming file, line and
-// key path) and stores each whose content or samples differ from the current
-// global version as a new version, comment "from INTAKE_TEMPLATES_DIR". It
-// returns the templates with a new version. Templates in the store that the
-// directory no longer has are left alone.
-func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) ([]string, error) {
+// SyncTemplatesDir validates every template under dir strictly and stores
+// each whose content or samples differ from the current global version as a
+// new version, comment "from INTAKE_TEMPLATES_DIR". It returns the
+// templates with a new version and the files it left out, each an error
+// naming the file and why (file, line and key path for a template that does
+// not load): one bad file must not stop a running system from serving the
+// others, and the version stored before keeps serving for the bad one. err
+// is for the directory or the store failing. Templates in the store that
+// the directory no longer has are left alone.
+func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) (changed []string, skipped []error, err error) {
 	files, err := template.Files(dir)
 	if err != nil {
-		return nil, fmt.Errorf("templates %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("templates %s: %w", dir, err)
 	}
-	// Every file is read and validated before anything is stored, and every
-	// problem is reported at once: a half-synced folder would serve a mix.
-	pushes := make([]store.TemplatePush, 0, len(files))
-	tpls := make([]*template.Template, 0, len(files))
-	var errs []error
+	var pushes []store.TemplatePush
+	var from []string // the file of each push
 	for _, f := range files {
-		p, tpl, err := readTemplateFile(f)
+		p, _, err := readTemplateFile(f)
 		if err != nil {
-			errs = append(errs, err)
+			skipped = append(skipped, fmt.Errorf("%s: not synced: %w", f, err))
 			continue
 		}
-		pushes, tpls = append(pushes, p), append(tpls, tpl)
+		pushes, from = append(pushes, p), append(from, f)
 	}
-	if len(errs) == 0 {
-		_, err = template.NewSet(tpls...) // duplicate names and party ids across files
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("templates %s: %w", dir, err)
-	}
-	var changed []string
-	for _, p := range pushes {
+	pushes, from, conflicts := withoutConflicts(pushes, from)
+	skipped = append(skipped, conflicts...)
+	for i, p := range pushes {
 		p.Comment, p.PushedBy = "from INTAKE_TEMPLATES_DIR", TemplatesDirActor
 		res, err := st.PushTemplate(ctx, p)
+		if e, ok := document.AsError(err); ok && e.Code == store.CodeTemplateConflict {
+			// A party id another stored template holds: this file's
+			// problem, not the store's.
+			skipped = append(skipped, fmt.Errorf("%s: not synced: %w", from[i], err))
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("templates %s: store %s: %w", dir, p.Name, err)
+			return nil, skipped, fmt.Errorf("templates %s: store %s: %w", dir, p.Name, err)
 		}
 		if res.Changed {
 			changed = append(changed, fmt.Sprintf("%s v%d", p.Name, res.Version))
 		}
 	}
 	sort.Strings(changed)
-	return changed, nil
+	return changed, skipped, nil
+}
+
+// withoutConflicts leaves out every file whose template name or a party id
+// another file of the folder claims too, all of them: which one was meant
+// is for a person to decide, and until then the stored version serves.
+func withoutConflicts(pushes []store.TemplatePush, from []string) ([]store.TemplatePush, []string, []error) {
+	claims := map[string][]int{} // "name X" or "party_id X" → indexes
+	for i, p := range pushes {
+		claims[fmt.Sprintf("name %q", p.Name)] = append(claims[fmt.Sprintf("name %q", p.Name)], i)
+		for _, id := range p.PartyIDs {
+			k := fmt.Sprintf("party_id %q", id)
+			claims[k] = append(claims[k], i)
+		}
+	}
+	why := map[int][]string{}
+	for k, idx := range claims {
+		for _, i := range idx {
+			for _, j := range idx {
+				if i != j {
+					why[i] = append(why[i], fmt.Sprintf("%s is also claimed by %s", k, from[j]))
+				}
+			}
+		}
+	}
+	var keep []store.TemplatePush
+	var keepFrom []string
+	var skipped []error
+	for i, p := range pushes {
+		if len(why[i]) == 0 {
+			keep, keepFrom = append(keep, p), append(keepFrom, from[i])
+			continue
+		}
+		sort.Strings(why[i])
+		skipped = append(skipped, fmt.Errorf("%s: not synced: %s", from[i], strings.Join(why[i], "; ")))
+	}
+	return keep, keepFrom, skipped
 }
 
 // ReadTemplateFile reads a template file and its NAME.samples folder into a

@@ -135,20 +135,27 @@ func TestCatalogueClientScope(t *testing.T) {
 }
 
 // INTAKE_TEMPLATES_DIR is synced at start: a new or changed file is a new
-// global version, an unchanged one is not.
+// global version, an unchanged one is not. A file that does not load is
+// reported and left out, and the others are served.
 func TestSyncTemplatesDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	bad := "keywords: [x]\nfields:\n  order_id:\n    parser: regex\n    regex: '('\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO")), 0o600))
-	st, tm := setupCatalogue(t, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte(bad), 0o600))
+	st, tm := setupCatalogue(t, dir) // starts with the bad file there
 	require.NoError(t, resolves(tm, "acme", "po", "", "po")())
+	require.NoError(t, resolves(tm, "acme", "bad", "", "")())
+	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yml")))
 
-	changed, err := system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err := system.SyncTemplatesDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Empty(t, changed)
+	require.Empty(t, skipped)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 2")), 0o600))
-	changed, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
 	require.NoError(t, err)
+	require.Empty(t, skipped)
 	require.Equal(t, []string{"po v2"}, changed)
 	h, err := st.TemplateHistory(t.Context(), "", "po")
 	require.NoError(t, err)
@@ -156,27 +163,54 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.Equal(t, "from INTAKE_TEMPLATES_DIR", h[1].Comment)
 	require.Equal(t, system.TemplatesDirActor, h[1].PushedBy)
 
-	// A bad template stops the sync with file, line and key.
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte("keywords: [x]\nfields:\n  order_id:\n    parser: regex\n    regex: '('\n"), 0o600))
-	_, err = system.SyncTemplatesDir(t.Context(), st, dir)
-	require.ErrorContains(t, err, "bad.yml:5")
-
-	// A name claimed by two files stops the sync before anything is stored,
-	// even the files that are fine on their own; a samples folder is skipped.
-	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yml")))
+	// A bad template is reported with file, line and key and left out; the
+	// good file beside it is stored and served.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte(bad), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 3")), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "po-copy.yml"), []byte(tpl("po", "PO 4")), 0o600))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "po.samples"), 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.samples", "x.json"), []byte("[]"), 0o600))
-	_, err = system.SyncTemplatesDir(t.Context(), st, dir)
-	require.ErrorContains(t, err, `duplicate name "po"`)
-	h, err = st.TemplateHistory(t.Context(), "", "po")
-	require.NoError(t, err)
-	require.Len(t, h, 2, "nothing stored")
-	require.NoError(t, os.Remove(filepath.Join(dir, "po-copy.yml")))
-	changed, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Equal(t, []string{"po v3"}, changed)
+	require.Len(t, skipped, 1)
+	require.ErrorContains(t, skipped[0], filepath.Join(dir, "bad.yml")+": not synced: "+filepath.Join(dir, "bad.yml")+":5: fields.order_id.regex")
+	waitFor(t, 2*time.Second, func() error {
+		if v, _ := tm.Current("acme", "po"); v.Number != 3 {
+			return fmt.Errorf("serving po v%d", v.Number)
+		}
+		return nil
+	})
+
+	// A name claimed by two files leaves both out (neither may silently
+	// win; v3 keeps serving), the other files are stored; a samples folder
+	// is skipped.
+	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yml")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 4")), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po-copy.yml"), []byte(tpl("po", "PO 5")), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.yml"), []byte(tpl("other", "OTHER")), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "po.samples"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.samples", "x.json"), []byte("[]"), 0o600))
+	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Equal(t, []string{"other v1"}, changed)
+	require.Len(t, skipped, 2)
+	require.ErrorContains(t, skipped[0], filepath.Join(dir, "po-copy.yml")+`: not synced: name "po" is also claimed by `+filepath.Join(dir, "po.yml"))
+	require.ErrorContains(t, skipped[1], filepath.Join(dir, "po.yml")+`: not synced: name "po" is also claimed by `+filepath.Join(dir, "po-copy.yml"))
+	h, err = st.TemplateHistory(t.Context(), "", "po")
+	require.NoError(t, err)
+	require.Len(t, h, 3, "nothing stored for po")
+	require.NoError(t, os.Remove(filepath.Join(dir, "po-copy.yml")))
+	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Equal(t, []string{"po v4"}, changed)
+
+	// A party id a stored template holds is the file's problem too.
+	pushed(t, st, "", tpl("holder", "HOLDER", "4711"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "claim.yml"), []byte(tpl("claim", "CLAIM", "4711")), 0o600))
+	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	require.NoError(t, err)
+	require.Empty(t, changed)
+	require.Len(t, skipped, 1)
+	require.ErrorContains(t, skipped[0], filepath.Join(dir, "claim.yml")+": not synced: ")
 }
 
 // Pin: an attempt keeps the version it started with, whatever is pushed

@@ -15,16 +15,19 @@ type Checks struct {
 	// half of the currency's minor unit (0.005 for EUR, 0.5 for JPY).
 	Tolerance string
 	// LineAmount: line amount = quantity × unit price ÷ price basis
-	// quantity, per line.
+	// quantity × (1 − discount percent/100) − discount amount, per line.
 	LineAmount bool
 	// NetTotal: the sum of the line amounts = the net total.
 	NetTotal bool
 	// GrossTotal: net total + tax total = gross total.
 	GrossTotal bool
+	// QuantityTotal: the sum of the item quantities = the printed total
+	// quantity (total_quantity), exactly.
+	QuantityTotal bool
 }
 
 // defaultChecks are on for every template unless switched off.
-var defaultChecks = Checks{LineAmount: true, NetTotal: true, GrossTotal: true}
+var defaultChecks = Checks{LineAmount: true, NetTotal: true, GrossTotal: true, QuantityTotal: true}
 
 // minorUnits are the ISO 4217 currencies whose minor unit is not 1/100.
 var minorUnits = map[string]int{
@@ -51,7 +54,7 @@ func (c Checks) tolerance(currency string) *big.Rat {
 
 // CheckFailure is one failed arithmetic check, for the rejection detail.
 type CheckFailure struct {
-	Check  string // line_amount, net_total or gross_total
+	Check  string // line_amount, net_total, gross_total or quantity_total
 	Detail string // the numbers, in words
 }
 
@@ -61,77 +64,115 @@ type CheckFailure struct {
 // order with NoItems skips the line checks.
 func (t *Template) CheckOrder(o *order.Order) (fails []CheckFailure, made []string) {
 	c := t.DocIntake.Checks
-	tol := c.tolerance(o.Currency)
-	rat := func(s string) *big.Rat {
-		if s == "" {
-			return nil
-		}
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			return nil
-		}
-		return r
-	}
-	within := func(a, b *big.Rat) (string, bool) {
-		d := new(big.Rat).Sub(a, b)
-		d.Abs(d)
-		return dec(d), d.Cmp(tol) <= 0
-	}
-	tolText := dec(tol)
+	k := &checker{tol: c.tolerance(o.Currency)}
 	var lineSum *big.Rat
-	allAmounts := !o.NoItems && len(o.Items) > 0
-	if allAmounts {
-		lineSum = new(big.Rat)
-	}
-	for i, it := range o.Items {
-		if o.NoItems {
-			break
+	if !o.NoItems && len(o.Items) > 0 {
+		lineSum = k.lines(o.Items, c.LineAmount)
+		if c.QuantityTotal {
+			k.quantityTotal(o.Items, o.Totals.Quantity)
 		}
-		amt := rat(it.LineAmount)
+	}
+	k.totals(c, o.Totals, lineSum, len(o.Items))
+	return k.fails, k.made
+}
+
+// checker collects the failures and, for the debug view, every check made.
+type checker struct {
+	tol   *big.Rat
+	fails []CheckFailure
+	made  []string
+}
+
+// compare records whether got (computed as how says) is within tol of the
+// printed value.
+func (k *checker) compare(check string, got *big.Rat, how, printedName, printed string, tol *big.Rat) {
+	d := new(big.Rat).Sub(got, ratOf(printed))
+	d.Abs(d)
+	ok := d.Cmp(tol) <= 0
+	line := fmt.Sprintf("%s = %s, printed %s %s", how, dec(got), printedName, printed)
+	if !ok {
+		k.fails = append(k.fails, CheckFailure{check, fmt.Sprintf("%s (difference %s, tolerance %s)", line, dec(d), dec(tol))})
+	}
+	k.made = append(k.made, fmt.Sprintf("check %s %s: %s", check, okText(ok), line))
+}
+
+// lines runs the line_amount check on every line when check is set and
+// returns the sum of the line amounts, nil when a line has none.
+func (k *checker) lines(items []order.Item, check bool) *big.Rat {
+	sum := new(big.Rat)
+	for i, it := range items {
+		amt := ratOf(it.LineAmount)
 		if amt == nil {
-			allAmounts = false
-		} else if lineSum != nil {
-			lineSum.Add(lineSum, amt)
+			sum = nil
+		} else if sum != nil {
+			sum.Add(sum, amt)
 		}
-		q, p := rat(it.Quantity), rat(it.UnitPrice)
-		if !c.LineAmount || amt == nil || q == nil || p == nil {
-			continue
+		if check && amt != nil {
+			k.lineAmount(i, it)
 		}
-		basis := rat(it.PriceBasisQuantity)
-		if basis == nil || basis.Sign() == 0 {
-			basis = big.NewRat(1, 1)
-		}
-		want := new(big.Rat).Mul(q, p)
-		want.Quo(want, basis)
-		per := ""
-		if it.PriceBasisQuantity != "" {
-			per = " ÷ price basis " + it.PriceBasisQuantity
-		}
-		diff, ok := within(want, amt)
-		line := fmt.Sprintf("line %d (position %s%s): quantity %s × unit price %s%s = %s, printed line amount %s",
-			i+1, it.Position, describe(it), it.Quantity, it.UnitPrice, per, dec(want), it.LineAmount)
-		if !ok {
-			fails = append(fails, CheckFailure{"line_amount", fmt.Sprintf("%s (difference %s, tolerance %s)", line, diff, tolText)})
-		}
-		made = append(made, fmt.Sprintf("check line_amount %s: %s", okText(ok), line))
 	}
-	tt := o.Totals
-	zero := new(big.Rat)
+	return sum
+}
+
+// lineAmount checks quantity × unit price ÷ price basis × (1 − discount
+// percent/100) − discount amount = line amount: the printed line amount is
+// the discounted one, the unit price the list price. Skipped without a
+// quantity or a unit price.
+func (k *checker) lineAmount(i int, it order.Item) {
+	q, p := ratOf(it.Quantity), ratOf(it.UnitPrice)
+	if q == nil || p == nil {
+		return
+	}
+	want := new(big.Rat).Mul(q, p)
+	how := fmt.Sprintf("line %d (position %s%s): quantity %s × unit price %s", i+1, it.Position, describe(it), it.Quantity, it.UnitPrice)
+	if it.PriceBasisQuantity != "" {
+		if b := ratOf(it.PriceBasisQuantity); b != nil && b.Sign() != 0 {
+			want.Quo(want, b)
+		}
+		how += " ÷ price basis " + it.PriceBasisQuantity
+	}
+	if d := ratOf(it.DiscountPercent); d != nil {
+		keep := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).Quo(d, big.NewRat(100, 1)))
+		want.Mul(want, keep)
+		how += " × (1 − discount " + it.DiscountPercent + " %)"
+	}
+	if d := ratOf(it.DiscountAmount); d != nil {
+		want.Sub(want, d)
+		how += " − discount " + it.DiscountAmount
+	}
+	k.compare("line_amount", want, how, "line amount", it.LineAmount, k.tol)
+}
+
+// quantityTotal checks the sum of the item quantities against a printed
+// total quantity, exactly (quantities are counted, not rounded): a detail
+// page that repeats an article (a per-market breakdown) read as further
+// items shows up here. Skipped without a printed total or when a line has
+// no quantity (rejected on its own).
+func (k *checker) quantityTotal(items []order.Item, printed string) {
+	if ratOf(printed) == nil {
+		return
+	}
+	sum := new(big.Rat)
+	for _, it := range items {
+		q := ratOf(it.Quantity)
+		if q == nil {
+			return
+		}
+		sum.Add(sum, q)
+	}
+	k.compare("quantity_total", sum, fmt.Sprintf("sum of %d item quantities", len(items)), "total quantity", printed, new(big.Rat))
+}
+
+// totals runs net_total and gross_total; lineSum is nil when not every
+// line has an amount.
+func (k *checker) totals(c Checks, tt order.Totals, lineSum *big.Rat, n int) {
 	orZero := func(s string) *big.Rat {
-		if r := rat(s); r != nil {
+		if r := ratOf(s); r != nil {
 			return r
 		}
-		return zero
+		return new(big.Rat)
 	}
 	add := func(a, b *big.Rat) *big.Rat { return new(big.Rat).Add(a, b) }
-	compare := func(check string, got *big.Rat, how string, printedName, printed string) {
-		diff, ok := within(got, rat(printed))
-		line := fmt.Sprintf("%s = %s, printed %s %s", how, dec(got), printedName, printed)
-		if !ok {
-			fails = append(fails, CheckFailure{check, fmt.Sprintf("%s (difference %s, tolerance %s)", line, diff, tolText)})
-		}
-		made = append(made, fmt.Sprintf("check %s %s: %s", check, okText(ok), line))
-	}
 	adjust := ""
 	if tt.Charges != "" {
 		adjust += " + charges " + tt.Charges
@@ -142,28 +183,40 @@ func (t *Template) CheckOrder(o *order.Order) (fails []CheckFailure, made []stri
 	adjusted := func(base *big.Rat) *big.Rat {
 		return new(big.Rat).Sub(add(base, orZero(tt.Charges)), orZero(tt.Allowances))
 	}
-	if c.NetTotal && allAmounts {
-		sumText := fmt.Sprintf("sum of %d line amounts", len(o.Items))
+	if c.NetTotal && lineSum != nil {
+		sumText := fmt.Sprintf("sum of %d line amounts", n)
 		switch {
 		case tt.LinesAmount != "":
-			compare("net_total", lineSum, sumText, "lines total", tt.LinesAmount)
+			k.compare("net_total", lineSum, sumText, "lines total", tt.LinesAmount, k.tol)
 		case tt.NetAmount != "":
-			compare("net_total", adjusted(lineSum), sumText+adjust, "net total", tt.NetAmount)
+			k.compare("net_total", adjusted(lineSum), sumText+adjust, "net total", tt.NetAmount, k.tol)
 		}
 	}
 	if c.NetTotal && tt.LinesAmount != "" && tt.NetAmount != "" {
-		compare("net_total", adjusted(rat(tt.LinesAmount)), "lines total "+tt.LinesAmount+adjust, "net total", tt.NetAmount)
+		k.compare("net_total", adjusted(ratOf(tt.LinesAmount)), "lines total "+tt.LinesAmount+adjust, "net total", tt.NetAmount, k.tol)
 	}
 	if c.GrossTotal && tt.NetAmount != "" && tt.TaxAmount != "" && tt.GrossAmount != "" {
 		how := "net total " + tt.NetAmount + " + tax total " + tt.TaxAmount
-		sum := add(rat(tt.NetAmount), rat(tt.TaxAmount))
+		sum := add(ratOf(tt.NetAmount), ratOf(tt.TaxAmount))
 		if tt.ExtraCharges != "" {
 			how += " + extra charges " + tt.ExtraCharges
-			sum = add(sum, rat(tt.ExtraCharges))
+			sum = add(sum, ratOf(tt.ExtraCharges))
 		}
-		compare("gross_total", sum, how, "gross total", tt.GrossAmount)
+		k.compare("gross_total", sum, how, "gross total", tt.GrossAmount, k.tol)
 	}
-	return fails, made
+}
+
+// ratOf is the exact value of a canonical decimal, nil when s is empty or
+// not a number.
+func ratOf(s string) *big.Rat {
+	if s == "" {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil
+	}
+	return r
 }
 
 func okText(ok bool) string {

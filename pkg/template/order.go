@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
 )
 
@@ -58,7 +59,8 @@ func (o *Outcome) String() string {
 // Item-level canonical fields (keys of a lines row).
 var itemFields = map[string]bool{"position": true, "supplier_article_id": true, "buyer_article_id": true, "ean": true,
 	"description": true, "long_description": true, "quantity": true, "unit": true, "unit_price": true,
-	"price_basis_quantity": true, "line_amount": true, "tax_rate": true, "line_delivery_date": true, "remark": true}
+	"price_basis_quantity": true, "line_amount": true, "tax_rate": true, "line_delivery_date": true, "remark": true,
+	"discount_percent": true, "discount_amount": true}
 
 // mappableFields are the canonical fields a mapping may read or write.
 var mappableFields = map[string]bool{
@@ -97,8 +99,8 @@ func rejectReason(dt order.DocumentType) document.Reason {
 //  9. no items, an item without quantity or (unless
 //     allow_nonpositive_quantity) with a quantity of 0 or below, and mode ≠
 //     no_items → cannot_parse_items;
-//  10. an arithmetic check fails (line amount, net total, gross total; see
-//     Checks) → cannot_parse_items with the numbers;
+//  10. an arithmetic check fails (line amount, net total, gross total,
+//     quantity total; see Checks) → cannot_parse_items with the numbers;
 //  11. a mapping lookup misses → deferred mapping_not_resolved.
 //
 // The order is returned for every outcome (as far as it could be built).
@@ -522,6 +524,7 @@ func (t *Template) canonical(res *Result, mode document.ResultMode, tr *Trace) (
 	o.Totals.Charges = amount("total_charges")
 	o.Totals.Allowances = amount("total_allowances")
 	o.Totals.ExtraCharges = amount("total_extra_charges")
+	o.Totals.Quantity = amount("total_quantity")
 	if mode != document.ResultModeNoItems {
 		rowsV, ok := f.Get("lines")
 		if !ok {
@@ -546,6 +549,7 @@ func (t *Template) canonical(res *Result, mode document.ResultMode, tr *Trace) (
 			}
 			o.Items = append(o.Items, it)
 		}
+		t.defaultUnit(o)
 	}
 	if len(errs) > 0 {
 		return o, &document.Error{Kind: document.EINVALID, Code: "template_value",
@@ -584,25 +588,24 @@ func (t *Template) item(row *Object, i int) (order.Item, []string) {
 		EAN: rs("ean"), Description: rs("description"), LongDescription: rs("long_description"),
 		Quantity: rd("quantity"), Unit: rs("unit"), UnitPrice: rd("unit_price"),
 		PriceBasisQuantity: rd("price_basis_quantity"), LineAmount: rd("line_amount"),
+		DiscountAmount: rd("discount_amount"),
 	}
 	if it.PriceBasisQuantity != "" && isZeroDecimal(it.PriceBasisQuantity) {
 		errs = append(errs, fmt.Sprintf("field lines[%d].price_basis_quantity: a price per 0 units", i))
 		it.PriceBasisQuantity = ""
 	}
-	if _, printed := row.raw["tax_rate"]; !printed {
-		v, _ := row.Get("tax_rate")
-		// A typed value (an attached order's canonical decimal) needs no
-		// separator, as rowAmount reads the other numbers.
-		if f, isFloat := v.(Float); isFloat {
-			it.TaxRate, _ = decimalOf(f)
+	for _, pc := range []struct {
+		k string
+		p *string
+	}{{"tax_rate", &it.TaxRate}, {"discount_percent", &it.DiscountPercent}} {
+		if row.joined[pc.k] {
+			continue // reported above
 		}
-	}
-	if tr := strings.TrimSpace(strings.TrimSuffix(rs("tax_rate"), "%")); tr != "" && it.TaxRate == "" {
-		d, err := ParseAmount(tr, vf.DecimalSeparator)
+		d, err := rowPercent(row, pc.k, vf.DecimalSeparator)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("field lines[%d].tax_rate: %v", i, err))
+			errs = append(errs, fmt.Sprintf("field lines[%d].%s: %v", i, pc.k, err))
 		}
-		it.TaxRate = d
+		*pc.p = d
 	}
 	src := rowText(row, "line_delivery_date")
 	if v, ok := row.Get("line_delivery_date"); ok && strings.TrimSpace(src) != "" {
@@ -619,6 +622,51 @@ func (t *Template) item(row *Object, i int) (order.Item, []string) {
 		it.Remarks = append(it.Remarks, r)
 	}
 	return it, errs
+}
+
+// rowPercent reads a percentage column ("19", "19,00 %", "75.00 %",
+// "75%"): the number before the percent sign, strictly with the row's
+// decimal separator; "" when absent or blank.
+func rowPercent(row *Object, k, decimalSep string) (string, error) {
+	v, _ := row.Get(k)
+	if _, printed := row.raw[k]; !printed {
+		// A typed value (an attached order's canonical decimal) needs no
+		// separator, as rowAmount reads the other numbers.
+		if f, isFloat := v.(Float); isFloat {
+			return decimalOf(f)
+		}
+	}
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(valueText(v)), "%"))
+	if s == "" {
+		return "", nil
+	}
+	return ParseAmount(s, decimalSep)
+}
+
+// defaultUnit gives the lines that print no unit the template's
+// default_unit. Without one they are written in pieces (C62) as before,
+// but no longer silently: a remark on the order names them, so that a
+// person sees that 12 may have meant 12 boxes.
+func (t *Template) defaultUnit(o *order.Order) {
+	var missing []string
+	for i := range o.Items {
+		if strings.TrimSpace(o.Items[i].Unit) != "" {
+			continue
+		}
+		if t.DocIntake.DefaultUnit != "" {
+			o.Items[i].Unit = t.DocIntake.DefaultUnit
+			continue
+		}
+		missing = append(missing, o.Items[i].Position)
+	}
+	switch {
+	case len(missing) == 0:
+	case len(missing) == len(o.Items):
+		o.Remarks = append(o.Remarks, fmt.Sprintf("No unit printed: every quantity is written in pieces (%s)", opentrans.DefaultUnit))
+	default:
+		o.Remarks = append(o.Remarks, fmt.Sprintf("No unit printed for position %s: their quantities are written in pieces (%s)",
+			strings.Join(missing, ", "), opentrans.DefaultUnit))
+	}
 }
 
 // rowTrace renders a lines row for the debug view: every value as printed,

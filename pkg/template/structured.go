@@ -202,6 +202,7 @@ func fieldsOf(o *order.Order, tr *Trace) *Object {
 	set("total_charges", dec(o.Totals.Charges))
 	set("total_allowances", dec(o.Totals.Allowances))
 	set("total_extra_charges", dec(o.Totals.ExtraCharges))
+	set("total_quantity", dec(o.Totals.Quantity))
 	if len(o.Items) > 0 {
 		rows := make([]any, 0, len(o.Items))
 		for _, it := range o.Items {
@@ -219,6 +220,8 @@ func fieldsOf(o *order.Order, tr *Trace) *Object {
 			put("price_basis_quantity", dec(it.PriceBasisQuantity))
 			put("line_amount", dec(it.LineAmount))
 			put("tax_rate", dec(it.TaxRate))
+			put("discount_percent", dec(it.DiscountPercent))
+			put("discount_amount", dec(it.DiscountAmount))
 			put("line_delivery_date", it.DeliveryDate)
 			put("remark", strings.Join(it.Remarks, "\n"))
 			rows = append(rows, r)

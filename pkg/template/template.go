@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
 )
 
@@ -180,6 +181,10 @@ type DocIntake struct {
 	// AllowNonPositiveQuantity accepts quantities of 0 or below (returns,
 	// cancellations); by default such a line is rejected.
 	AllowNonPositiveQuantity bool
+	// DefaultUnit is the unit of lines that print none (default_unit, a
+	// unit opentrans.UnitCode knows); "" writes such lines in pieces with
+	// a remark on the order saying the unit was not printed.
+	DefaultUnit string
 	// Embedded is docintake.embedded: what a structured attachment
 	// (Order-X, UBL, Factur-X, …) does for this template; see structured.go.
 	Embedded EmbeddedMode
@@ -218,6 +223,12 @@ type LoadError struct {
 	Line int
 	Path string
 	Err  error
+	// Ignorable marks a problem invoice2data runs past: a key it does not
+	// know (it ignores the key) or a field regex with several groups (it
+	// fails only on a document where the regex matches). LoadOptions
+	// SkipBroken loads a template with such problems; any other problem
+	// keeps the file out.
+	Ignorable bool
 }
 
 func (e *LoadError) Error() string {
@@ -240,6 +251,15 @@ type LoadOptions struct {
 	// keep running; duplicate names are allowed (ByName returns the first).
 	// YAML syntax errors and templates without keywords still fail.
 	Lenient bool
+	// SkipBroken loads a collection as invoice2data's loader does: a file
+	// that does not load (YAML syntax, no keywords, a regex that does not
+	// compile, a value that is not understood) is left out with a warning
+	// naming the file and why, and the others load. Problems invoice2data
+	// runs past (LoadError.Ignorable) load with a warning; a duplicate name
+	// is a warning (ByName returns the first), a party id claimed twice
+	// leaves the later file out. LoadWith then fails only when a directory
+	// cannot be listed.
+	SkipBroken bool
 }
 
 // Set is a loaded templates directory. It is immutable and safe for
@@ -277,37 +297,62 @@ func LoadWith(opts LoadOptions, dirs ...string) (*Set, error) {
 	s := &Set{byName: map[string]*Template{}, byParty: map[string]*Template{}}
 	var errs []error
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("template: %w", err))
-			continue
-		}
-		t, err := Parse(f, data)
-		if err != nil {
+		err := s.load(f, opts)
+		switch {
+		case err == nil:
+		case opts.SkipBroken:
+			// One line per file, so that a reader of stderr sees which
+			// file is missing from the set and why.
+			s.warnings = append(s.warnings, fmt.Sprintf("%s: skipped, it does not load: %s", f, strings.ReplaceAll(err.Error(), "\n", "; ")))
+		default:
 			errs = append(errs, err)
-			continue
 		}
-		for _, w := range t.Warnings {
-			s.warnings = append(s.warnings, w.Error())
-		}
-		if len(t.Problems) > 0 {
-			if !opts.Lenient {
-				for _, p := range t.Problems {
-					errs = append(errs, p)
-				}
-				continue
-			}
-			for _, p := range t.Problems {
-				s.warnings = append(s.warnings, p.Error())
-			}
-		}
-		errs = append(errs, s.add(t, opts.Lenient)...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	s.sort()
 	return s, nil
+}
+
+// load reads, parses and adds one file. Its error is what keeps the file
+// out of the set under opts.
+func (s *Set) load(f string, opts LoadOptions) error {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return fmt.Errorf("template: %w", err)
+	}
+	t, err := Parse(f, data)
+	if err != nil {
+		return err
+	}
+	for _, w := range t.Warnings {
+		s.warnings = append(s.warnings, w.Error())
+	}
+	var blocking []error
+	var passed []string
+	for _, p := range t.Problems {
+		switch {
+		case opts.Lenient:
+			passed = append(passed, p.Error())
+		case opts.SkipBroken && p.Ignorable:
+			passed = append(passed, p.Error()+" (loaded anyway, as invoice2data does)")
+		default:
+			blocking = append(blocking, p)
+		}
+	}
+	if len(blocking) > 0 {
+		return errors.Join(blocking...)
+	}
+	if opts.SkipBroken {
+		for _, id := range t.DocIntake.PartyIDs {
+			if prev, ok := s.byParty[id]; ok {
+				return fmt.Errorf("template: party_id %q is also claimed by %s", id, prev.where(prev.partyLine, "docintake.party_ids"))
+			}
+		}
+	}
+	s.warnings = append(s.warnings, passed...)
+	return errors.Join(s.add(t, opts.Lenient || opts.SkipBroken)...)
 }
 
 // add indexes t by name and party ids. A duplicate name or party id is an
@@ -397,6 +442,12 @@ func (p *parser) problem(n *yaml.Node, path, format string, args ...any) {
 	p.problems = append(p.problems, &LoadError{File: p.file, Line: line, Path: path, Err: fmt.Errorf(format, args...)})
 }
 
+// ignorable records a problem invoice2data runs past (LoadError.Ignorable).
+func (p *parser) ignorable(n *yaml.Node, path, format string, args ...any) {
+	p.problem(n, path, format, args...)
+	p.problems[len(p.problems)-1].Ignorable = true
+}
+
 // pairs iterates a mapping node's key/value pairs.
 func pairs(n *yaml.Node) [][2]*yaml.Node {
 	var out [][2]*yaml.Node
@@ -476,7 +527,7 @@ func (p *parser) oneSpaceComment(n *yaml.Node) bool {
 func (p *parser) oneValueRegexes(n *yaml.Node, path, field string, res []*Regex) {
 	for _, re := range res {
 		if re.NumGroups() > 1 {
-			p.problem(n, path, "field %s: regex %q has %d capturing groups, but a field takes one value; make the others non-capturing with (?:…)",
+			p.ignorable(n, path, "field %s: regex %q has %d capturing groups, but a field takes one value; make the others non-capturing with (?:…)",
 				field, re.Source, re.NumGroups())
 		}
 	}
@@ -563,7 +614,7 @@ func (p *parser) template(root *yaml.Node) *Template {
 			p.docintake(v, k, t)
 		default:
 			if !ignoredKeys[k] {
-				p.problem(kv[0], k, "unknown key")
+				p.ignorable(kv[0], k, "unknown key")
 			}
 		}
 	}
@@ -632,7 +683,7 @@ func (p *parser) options(n *yaml.Node, path string, o *Options) {
 		case "replace":
 			o.Replace = p.replacements(v, kp)
 		default:
-			p.problem(kv[0], kp, "unknown option")
+			p.ignorable(kv[0], kp, "unknown option")
 		}
 	}
 }
@@ -787,7 +838,7 @@ func (p *parser) fieldSettings(v *yaml.Node, kp string, f *Field) bool {
 			switch kv[0].Value {
 			case "parser", "regex", "type", "group", "value", "replace", "area", "date_formats", "decimal_separator":
 			default:
-				p.problem(kv[0], kp+"."+kv[0].Value, "unknown key for parser %s", parserName)
+				p.ignorable(kv[0], kp+"."+kv[0].Value, "unknown key for parser %s", parserName)
 			}
 		}
 	}
@@ -818,7 +869,7 @@ func (p *parser) lines(n *yaml.Node, path string) *LinesSpec {
 		if kv[0].Value == "rules" {
 			rulesNode = resolve(kv[1])
 		} else if !linesKeys[kv[0].Value] {
-			p.problem(kv[0], path+"."+kv[0].Value, "unknown lines key")
+			p.ignorable(kv[0], path+"."+kv[0].Value, "unknown lines key")
 		}
 	}
 	spec := &LinesSpec{}
@@ -892,7 +943,7 @@ func (p *parser) linesRule(layers []*yaml.Node, path string) *LinesRule {
 			case "rules", "parser":
 			default:
 				if n == top && len(layers) > 1 {
-					p.problem(kv[0], kp, "unknown lines key")
+					p.ignorable(kv[0], kp, "unknown lines key")
 				}
 			}
 		}
@@ -985,7 +1036,7 @@ func (p *parser) tables(n *yaml.Node, path string) []*TableSpec {
 						case "type":
 							tf.Type = s
 						default:
-							p.problem(skv[0], kp+"."+fkv[0].Value+"."+skv[0].Value, "unknown key")
+							p.ignorable(skv[0], kp+"."+fkv[0].Value+"."+skv[0].Value, "unknown key")
 						}
 					}
 					ts.Fields[fkv[0].Value] = tf
@@ -996,7 +1047,7 @@ func (p *parser) tables(n *yaml.Node, path string) []*TableSpec {
 				}
 			case "field_separator":
 			default:
-				p.problem(kv[0], kp, "unknown table key")
+				p.ignorable(kv[0], kp, "unknown table key")
 			}
 		}
 		if ts.Start == nil || ts.End == nil || ts.Body == nil {
@@ -1058,6 +1109,16 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 			}
 		case "allow_nonpositive_quantity":
 			d.AllowNonPositiveQuantity = p.boolean(v, kp)
+		case "default_unit":
+			// Refused at load when unknown: it would be written as C62
+			// with a note, the silent default it is meant to replace.
+			if s, ok := p.str(v, kp); ok {
+				if _, known := opentrans.UnitCode(s); !known || strings.TrimSpace(s) == "" {
+					p.problem(v, kp, "default_unit %q is not a known unit (a BMEcat code such as C62, KGM, MTR or a printed unit such as pcs, kg, m)", s)
+				} else {
+					d.DefaultUnit = strings.TrimSpace(s)
+				}
+			}
 		case "embedded":
 			d.Embedded = p.embeddedMode(v, kp)
 		default:
@@ -1076,7 +1137,7 @@ func (p *parser) checks(n *yaml.Node, path string, c *Checks) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		p.problem(n, path, "must be false or a mapping (tolerance, line_amount, net_total, gross_total)")
+		p.problem(n, path, "must be false or a mapping (tolerance, line_amount, net_total, gross_total, quantity_total)")
 		return
 	}
 	for _, kv := range pairs(n) {
@@ -1099,8 +1160,10 @@ func (p *parser) checks(n *yaml.Node, path string, c *Checks) {
 			c.NetTotal = p.boolean(v, kp)
 		case "gross_total":
 			c.GrossTotal = p.boolean(v, kp)
+		case "quantity_total":
+			c.QuantityTotal = p.boolean(v, kp)
 		default:
-			p.problem(kv[0], kp, "unknown check (tolerance, line_amount, net_total, gross_total)")
+			p.problem(kv[0], kp, "unknown check (tolerance, line_amount, net_total, gross_total, quantity_total)")
 		}
 	}
 }

@@ -59,7 +59,8 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
 	mode := fs.String("result-mode", "", "result mode: no_items")
 	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
-	lenient := fs.Bool("lenient", false, "load templates as invoice2data does (broken parts and duplicate names are warnings), e.g. its built-in collection")
+	lenient := fs.Bool("lenient", false, "keep every template, its broken parts disabled (broken parts and duplicate names are warnings)")
+	strict := fs.Bool("strict", false, "refuse to run when a template does not load strictly, as the services push them")
 	timeout := fs.Duration("timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
 	files, ok := parseFlags(fs, args)
 	if !ok {
@@ -96,18 +97,14 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		}
 		mapper = m
 	}
+	if *strict && *lenient {
+		fmt.Fprintln(env.Stderr, "intakectl extract: give --strict or --lenient, not both")
+		return 2
+	}
 	var set *template.Set
 	if len(dirs) > 0 {
-		// As strictly as the services load them: a regex that does not
-		// compile or a duplicate name fails here with file, line and key
-		// path, not later as a puzzling rejection. --lenient is for
-		// invoice2data's own collection.
-		set, err = template.LoadWith(template.LoadOptions{Lenient: *lenient}, dirs...)
-		if err != nil {
+		if set, err = loadExtractTemplates(env, dirs, *strict, *lenient); err != nil {
 			return fail(env, "%v", err)
-		}
-		for _, w := range set.Warnings() {
-			fmt.Fprintf(env.Stderr, "intakectl extract: warning: %s\n", w)
 		}
 	}
 	// One engine for the whole run: the resident helpers stay warm from
@@ -237,6 +234,24 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		_, _ = env.Stdout.Write(append(b, '\n'))
 	}
 	return code
+}
+
+// loadExtractTemplates loads extract's templates. By default as invoice2data
+// loads a folder: a file that does not load is a warning naming the file
+// and why, and the rest are read (a folder such as invoice2data's own, with
+// a few broken files, is still usable); what invoice2data runs past loads
+// with a warning. --strict loads as the services push templates: any
+// problem fails the run with file, line and key path. --lenient keeps
+// every template with its broken parts disabled.
+func loadExtractTemplates(env Env, dirs []string, strict, lenient bool) (*template.Set, error) {
+	set, err := template.LoadWith(template.LoadOptions{Lenient: lenient, SkipBroken: !strict && !lenient}, dirs...)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range set.Warnings() {
+		fmt.Fprintf(env.Stderr, "intakectl extract: warning: %s\n", w)
+	}
+	return set, nil
 }
 
 // resultJSON is invoice2data's JSON object for one result (none when its

@@ -312,25 +312,27 @@ func TestTemplatesCheckPitfalls(t *testing.T) {
 	require.Contains(t, r.stdout, "warning: "+filepath.Join(dir, "hash", "northwind.yml")+":8: fields.order_id.regex: unquoted value \"PO\" is followed by \"# (\\\\d+)\"")
 }
 
-// extract loads templates as strictly as the services: a broken regex
-// fails with file, line and key path instead of a silent rejection.
+// extract --strict loads templates as strictly as the services: a broken
+// regex fails with file, line and key path instead of a silent rejection.
 func TestExtractStrictLoad(t *testing.T) {
 	t.Parallel()
 	broken := strings.Replace(testTemplate, `regex: 'Order number:\s+(\S+)'`, `regex: 'Order number:\s+(\S+'`, 1)
 	dir := fixture(t, map[string][]byte{"templates/northwind.yml": []byte(broken), "order.pdf": orderPDF(),
 		"dup/a.yml": []byte(testTemplate), "dup/b.yml": []byte(strings.Replace(testTemplate, "NORTHWIND]", "OTHER]", 1))})
 	for _, out := range []string{"xml", "json", "debug"} {
-		r := run(t, "extract", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--output", out, filepath.Join(dir, "order.pdf"))
+		r := run(t, "extract", "--strict", "--templates", filepath.Join(dir, "templates"), "--party-id", "NORTHWIND", "--output", out, filepath.Join(dir, "order.pdf"))
 		require.Equal(t, 1, r.code, r.stderr)
 		require.Contains(t, r.stderr, filepath.Join(dir, "templates", "northwind.yml")+":8: fields.order_id.regex")
 	}
-	r := run(t, "extract", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
+	r := run(t, "extract", "--strict", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Contains(t, r.stderr, `duplicate name "northwind" in `+filepath.Join(dir, "dup", "a.yml")+":47: docintake.name and "+filepath.Join(dir, "dup", "b.yml")+":47: docintake.name")
 	// --lenient loads as invoice2data would and says what it let pass.
 	r = run(t, "extract", "--lenient", "--templates", filepath.Join(dir, "dup"), "--output", "json", filepath.Join(dir, "order.pdf"))
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stderr, `warning: template: duplicate name "northwind"`)
+	r = run(t, "extract", "--strict", "--lenient", "--templates", filepath.Join(dir, "dup"), filepath.Join(dir, "order.pdf"))
+	require.Equal(t, 2, r.code, r.stderr)
 }
 
 // A value that does not convert: debug still prints every field and line

@@ -323,18 +323,14 @@ func TestStandaloneEndToEnd(t *testing.T) {
 	require.Contains(t, string(metrics), "\ndocintake_outbox_relays 1\n")
 }
 
-// A template directory that cannot be read, or two templates claiming one
-// name or party_id, stops start-up with a message naming the files.
+// A template directory that cannot be read stops start-up with a message
+// naming it. (A bad file in a readable directory is logged and left out,
+// the others are served: pkg/system's TestSyncTemplatesDir.)
 func TestStandaloneRefusesBadTemplates(t *testing.T) {
 	t.Parallel()
 	url := storetest.SchemaURL(t)
-	dup := t.TempDir()
-	tmpl := "issuer: X\nkeywords: [X]\nfields:\n  order_id:\n    parser: regex\n    regex: 'No (\\d+)'\ndocintake:\n  name: same\n  party_ids: [P1]\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dup, "a.yml"), []byte(tmpl), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dup, "b.yml"), []byte(tmpl), 0o644))
 	for dir, want := range map[string][]string{
 		filepath.Join(t.TempDir(), "missing"): {"missing"},
-		dup:                                   {filepath.Join(dup, "a.yml"), filepath.Join(dup, "b.yml")},
 	} {
 		env := map[string]string{"INTAKE_DATABASE_URL": url, "INTAKE_TEMPLATES_DIR": dir, "INTAKE_DATA_DIR": t.TempDir(),
 			"INTAKE_HTTP_ADDR": "127.0.0.1:0", "INTAKE_NATS_LISTEN": "127.0.0.1:0"}
