@@ -246,6 +246,10 @@ func (r *reader) readDates() error {
 		return reject(document.ReasonUnknownFormat, "more than one order date: %s and %s", cs[0].value, cs[1].value)
 	case len(cs) == 0 && ambiguous:
 		return reject(document.ReasonUnknownFormat, "the order date is ambiguous: %s", why)
+	case len(cs) == 0:
+		// A date under a label the reader does not know would be lost:
+		// an order is delivered with its date or not at all.
+		return reject(document.ReasonUnknownFormat, "no order date found (no order-date label with a date)")
 	case len(cs) == 1:
 		r.order.IssueDate = dateOf(cs[0].value)
 		r.keep("order_date", cs[0].value, cs[0].at)
@@ -289,6 +293,9 @@ func (r *reader) readItems() error {
 	lines, err := r.proveRows(h, rows)
 	if err != nil {
 		return err
+	}
+	if at := r.strayRow(h, end); at != "" {
+		return reject(document.ReasonCannotParseItems, "a line that reads as an item follows the end of the table (%s)", at)
 	}
 	totals := r.readTotals(h.first, end)
 	if err := closeTotals(r.order, lines, totals); err != nil {
@@ -377,6 +384,26 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// strayRow looks past the table's end for a line that reads as an item
+// (a quantity and a price or amount under the header's columns): the table
+// ended too early, and what was read is not the whole order.
+func (r *reader) strayRow(h *header, end int) string {
+	for i := end; i < len(r.d.lines); i++ {
+		l := r.d.lines[i]
+		if l.empty() || r.totalsLine(h, l) {
+			continue
+		}
+		if _, ok := r.totalOf(l); ok {
+			continue
+		}
+		rw := r.rowOf(h, l, i, r.cellsByColumn(h, l))
+		if rw != nil && rw.item.UnitPrice != "" && rw.item.LineAmount != "" && rw.unplaced == "" {
+			return fmt.Sprintf("page %d line %d", l.page, l.no+1)
+		}
+	}
+	return ""
 }
 
 // totalWord finds the word "total" in the six languages' forms.

@@ -66,14 +66,31 @@ func nearest(h *header, w word, ok func(column) bool) (int, int) {
 	return best, bestGap
 }
 
+func overlapsAny(h *header, w word) bool {
+	for _, c := range h.cols {
+		if min(w.end, c.end+1)-max(w.col, c.col-1) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // cellsByColumn groups the words of a line by the header's columns
 // (-1: no column).
 func (r *reader) cellsByColumn(h *header, l *line) map[int][]word {
 	out := map[int][]word{}
 	for _, c := range l.cells {
-		for _, w := range c.words {
+		first := -1
+		for i, w := range c.words {
 			_, numeric := r.cv.amount(w.text)
-			k := columnOf(h, w, numeric)
+			k := columnOf(h, w, numeric && i == 0)
+			if i == 0 {
+				first = k
+			} else if !overlapsAny(h, w) {
+				// A word glued to text by one space ("gris clair 400")
+				// belongs where its cell begins.
+				k = first
+			}
 			out[k] = append(out[k], w)
 		}
 	}
@@ -103,7 +120,7 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 		if l.empty() || pageMarker.MatchString(strings.TrimSpace(l.raw)) {
 			continue
 		}
-		if r.totalsLine(l) {
+		if r.totalsLine(h, l) {
 			break
 		}
 		words := r.cellsByColumn(h, l)
@@ -135,6 +152,9 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 		}
 		c := h.cols[k]
 		ws = byDistance(r.groupSpaced(ws), c)
+		if numericKinds[c.kind] && r.numbers(ws) > 1 {
+			rw.unplaced = c.text + "\" (two numbers under one column)"
+		}
 		switch c.kind {
 		case colQty:
 			if w, v, unit := r.qtyOf(ws); v != "" {
@@ -170,7 +190,7 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 			}
 		case colOther:
 			if _, v := r.lastAmount(ws); v != "" {
-				rw.unplaced = c.text
+				rw.unplaced = c.text + "\" (a column of unknown meaning)"
 			}
 		}
 	}
@@ -226,6 +246,17 @@ func (r *reader) groupSpaced(ws []word) []word {
 		out = append(out, ws[i])
 	}
 	return out
+}
+
+// numbers counts the words that are numbers ("480 EA" is one).
+func (r *reader) numbers(ws []word) int {
+	n := 0
+	for _, w := range ws {
+		if _, ok := r.cv.amount(strings.TrimSuffix(w.text, "%")); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // byDistance orders a column's words by their distance from the header
@@ -334,7 +365,7 @@ func letters(s string) bool {
 func (h *header) complete(rw *row) string {
 	switch {
 	case rw.unplaced != "":
-		return fmt.Sprintf("prints a number under %q, a column the reader cannot place", rw.unplaced)
+		return fmt.Sprintf("prints a number the reader cannot place under \"%s", rw.unplaced)
 	case h.has(colPrice) && rw.item.UnitPrice == "":
 		return "prints no price under the price column"
 	case h.has(colAmount) && rw.item.LineAmount == "":

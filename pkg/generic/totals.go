@@ -89,8 +89,26 @@ func (r *reader) trailingAmount(rest string) (string, bool) {
 }
 
 // totalsLine reports whether a line inside the table is a totals line
-// (the table ends there).
-func (r *reader) totalsLine(l *line) bool {
+// (the table ends there): a totals label, and a number under the table's
+// number columns ("Verpackung à 100 Stück" in a description is not one).
+func (r *reader) totalsLine(h *header, l *line) bool {
+	numCol := 1 << 30
+	for _, c := range h.cols {
+		if numericKinds[c.kind] {
+			numCol = min(numCol, c.col)
+		}
+	}
+	last := -1
+	for _, c := range l.cells {
+		for _, w := range c.words {
+			if _, ok := r.cv.amount(w.text); ok {
+				last = w.end
+			}
+		}
+	}
+	if last >= 0 && last < numCol {
+		return false
+	}
 	for _, c := range l.cells {
 		for _, tk := range totalKinds {
 			if _, rest, ok := matchLabel(tk.re, c); ok && (rest == "" || digits(rest) > 0) {

@@ -50,12 +50,12 @@ var (
 		`inkoop\s*order\s*(?:nummer|nr|no)\.?`, `inkoopordernummer`, `(?:bestel|order)\s*nummer`,
 		`(?:numero|no|n°)\.?\s*(?:de\s+)?(?:pedido|orden(?:\s+de\s+compra)?)`, `(?:pedido|orden\s+de\s+compra)\s*`+no,
 		`(?:numero|n°|no|nr)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no,
-		`document\s*`+no, `voucher\s*`+no,
+		`document\s*`+no, `reference\s+no\.?\s*&\s*date\.?`,
 	)
 	orderDateLabels = labelRE(
 		`(?:purchase\s*)?order\s*date`, `p\s*\.?\s*o\s*\.?\s*-?\s*(?:issue\s+)?date`, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`date\s+of\s+(?:order|issue|purchase\s+order|po)`, `date\s+placed`, `issued?\s+(?:date|on)`, `date\s+issued`,
-		`creat(?:ion|ed|e)\s+date`, `document\s+date`, `bestelldatum`, `auftragsdatum`, `date\s+(?:de\s+)?(?:la\s+)?commande`,
+		`creat(?:ion|ed|e)\s+date`, `document\s+date`, `bestelldatum`, `auftragsdatum`, `belegdatum`, `dokumentdatum`, `bestellung\s+vom`, `datum\s+der\s+bestellung`, `date\s+(?:de\s+)?(?:la\s+)?commande`,
 		`orderdatum`, `besteldatum`, `fecha\s+(?:del?\s+)?(?:pedido|orden|emision)`, `data\s+(?:dell?'?\s*)?ordine`,
 	)
 	orderDateLabels2 = labelRE(`date`, `dated`, `datum`, `fecha`, `data`)
