@@ -302,7 +302,7 @@ func (r *reader) readItems() error {
 		return reject(document.ReasonCannotParseItems, "%v", err)
 	}
 	if r.order.Totals.NetAmount == "" && r.order.Totals.GrossAmount == "" {
-		if l := r.unreadTotal(end); l != "" {
+		if l := r.unreadTotal(h.last+1, rows); l != "" {
 			return reject(document.ReasonCannotParseItems, "a total is printed (%q) that the reader cannot place", l)
 		}
 	}
@@ -406,15 +406,20 @@ func (r *reader) strayRow(h *header, end int) string {
 	return ""
 }
 
-// totalWord finds the word "total" in the six languages' forms.
-var totalWord = regexp.MustCompile(`(?i)\b(?:total|totals|summe|gesamt\w*|\w*betrag|totaal|totale|importe|montant|bedrag)\b`)
+// totalWord finds the words of a total in the six languages' forms.
+var totalWord = regexp.MustCompile(`(?i)\b(?:total|totals|summe|gesamt\w*|\w*betrag|totaal|totale|importe|montant|bedrag|net|netto|payer|payable)\b`)
 
 // unreadTotal returns a line after the table that prints a total-like
 // word and a number, when no total was read: the document has a total the
 // reader could not place, so its lines are unproven.
-func (r *reader) unreadTotal(from int) string {
-	for _, l := range r.d.lines[min(from, len(r.d.lines)):] {
-		if !totalWord.MatchString(l.raw) {
+func (r *reader) unreadTotal(from int, rows []*row) string {
+	items := map[int]bool{}
+	for _, rw := range rows {
+		items[rw.first] = true
+	}
+	for i := from; i < len(r.d.lines); i++ {
+		l := r.d.lines[i]
+		if items[i] || !totalWord.MatchString(l.raw) {
 			continue
 		}
 		for _, c := range l.cells {

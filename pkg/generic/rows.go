@@ -120,11 +120,15 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 		if l.empty() || pageMarker.MatchString(strings.TrimSpace(l.raw)) {
 			continue
 		}
-		if r.totalsLine(h, l) {
+		words := r.cellsByColumn(h, l)
+		rw := r.rowOf(h, l, i, words)
+		// A line printing a quantity, a price and an amount is an item
+		// even when its description starts like a total ("Transport
+		// box"); anything else with a totals label ends the table.
+		if (rw == nil || rw.item.UnitPrice == "" || rw.item.LineAmount == "") && r.totalsLine(h, l) {
 			break
 		}
-		words := r.cellsByColumn(h, l)
-		if rw := r.rowOf(h, l, i, words); rw != nil {
+		if rw != nil {
 			rw.desc = append(pending, rw.desc...)
 			pending = nil
 			rows = append(rows, rw)

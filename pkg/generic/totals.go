@@ -111,7 +111,7 @@ func (r *reader) totalsLine(h *header, l *line) bool {
 	}
 	for _, c := range l.cells {
 		for _, tk := range totalKinds {
-			if _, rest, ok := matchLabel(tk.re, c); ok && (rest == "" || digits(rest) > 0) {
+			if _, rest, ok := matchLabel(tk.re, c); ok && len(strings.Fields(rest)) <= 3 {
 				return true
 			}
 		}
