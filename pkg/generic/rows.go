@@ -201,6 +201,11 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 	if qtyWord == nil {
 		return nil
 	}
+	// Under a position column an item starts with its position; a line
+	// with other text there (a signature block, a note) is not an item.
+	if k := h.index(colPos); k >= 0 && !positionRE.MatchString(joinWords(words[k])) {
+		return nil
+	}
 	// Where the table has money columns an item prints money: a lone
 	// number under the quantity is a wrapped description ("250 bar").
 	if (h.has(colAmount) && rw.item.LineAmount == "" && rw.item.UnitPrice == "") ||
@@ -251,6 +256,9 @@ func (r *reader) groupSpaced(ws []word) []word {
 	}
 	return out
 }
+
+// positionRE is a line position as printed: 1, 10, 0010, 1.1, 2), A-1.
+var positionRE = regexp.MustCompile(`^(?:[A-Z]-?)?\d{1,6}(?:[.]\d{1,3})?[.)]?$`)
 
 // numbers counts the words that are numbers ("480 EA" is one).
 func (r *reader) numbers(ws []word) int {

@@ -130,6 +130,16 @@ func (h *header) has(k colKind) bool {
 	return false
 }
 
+// index is the first column of kind k, or -1.
+func (h *header) index(k colKind) int {
+	for i, c := range h.cols {
+		if c.kind == k {
+			return i
+		}
+	}
+	return -1
+}
+
 // score rates a header: a quantity column and as many other kinds of
 // columns as possible; 0 when it cannot be an item table header.
 func (h *header) score() int {

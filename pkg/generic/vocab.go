@@ -74,7 +74,7 @@ var (
 	qtyTotalLabels = labelRE(`total\s+(?:qty|quantity|quantities|units|pcs|pieces)`, `gesamtmenge`, `quantite\s+totale`,
 		`totaal\s+aantal`, `cantidad\s+total`, `quantita\s+totale`)
 	netLabels = labelRE(`sub\s*-?\s*total`, `net\s*(?:total|amount|value|order(?:\s+value)?)?`,
-		`total\s+(?:net|before\s+tax|excl[a-z.]*|excluding|w/o)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`,
+		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`,
 		`nettobetrag`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
