@@ -564,10 +564,15 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 		var open *Object
 		var ruleRows []any
 		rest := content
-		for {
+		for blocks := 0; ; blocks++ {
 			sm, err := r.Start.search(rest)
 			if err != nil {
 				res.fail(name, err)
+			}
+			if err == nil && sm == nil && blocks == 0 {
+				// The commonest authoring failure: say which block's start
+				// never matched, not just that no rows came out.
+				tr.missingBlock(name, ri, r, "start")
 			}
 			if err != nil || sm == nil {
 				break
@@ -579,6 +584,9 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 			}
 			if err != nil || em == nil {
 				res.Errors = append(res.Errors, fmt.Sprintf("field %s: lines block end %q not found", name, r.End.Source))
+				if err == nil {
+					tr.missingBlock(name, ri, r, "end")
+				}
 				break
 			}
 			blockEnd := em[0]
@@ -791,6 +799,9 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 		res.fail(name, err)
 	}
 	if err != nil || sm == nil {
+		if err == nil && tr != nil {
+			tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Start: ts.Start.Source, End: ts.End.Source, NotFound: "start"})
+		}
 		return
 	}
 	rest := content[sm[1]:]
@@ -799,6 +810,9 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 		res.fail(name, err)
 	}
 	if err != nil || em == nil {
+		if err == nil && tr != nil {
+			tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Start: ts.Start.Source, End: ts.End.Source, NotFound: "end"})
+		}
 		return
 	}
 	body := rest[:em[0]]

@@ -52,6 +52,19 @@ type BlockTrace struct {
 	Rule       int
 	Start, End string
 	Lines      []LineTrace
+	// NotFound is "start" when the start regex matched nowhere (no block
+	// was read) and "end" when no end followed a start; "" for a block
+	// that was read.
+	NotFound string
+}
+
+// missingBlock records that rule ri of the lines field name read no block
+// because its start ("start") or its end ("end") regex did not match. A nil
+// trace records nothing.
+func (t *Trace) missingBlock(name string, ri int, r *LinesRule, which string) {
+	if t != nil {
+		t.Blocks = append(t.Blocks, BlockTrace{Field: name, Rule: ri, Start: r.Start.Source, End: r.End.Source, NotFound: which})
+	}
 }
 
 // LineTrace is one line of a block and what it matched.
@@ -111,6 +124,14 @@ func (t *Trace) WriteText(w io.Writer) error {
 		}
 	}
 	for _, bl := range t.Blocks {
+		switch bl.NotFound {
+		case "start":
+			fmt.Fprintf(&b, "== block %s (rule %d): start %q never matched; no rows read from it\n", bl.Field, bl.Rule, bl.Start)
+			continue
+		case "end":
+			fmt.Fprintf(&b, "== block %s (rule %d): start %q matched, but end %q was not found after it; the block was not read\n", bl.Field, bl.Rule, bl.Start, bl.End)
+			continue
+		}
 		fmt.Fprintf(&b, "== block %s (rule %d) start %q end %q\n", bl.Field, bl.Rule, bl.Start, bl.End)
 		for _, l := range bl.Lines {
 			fmt.Fprintf(&b, "  %-28s %q", l.Kind, l.Text)

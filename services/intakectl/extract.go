@@ -27,7 +27,8 @@ func init() {
 // Exit codes of extract, as template authors and scripts rely on (README
 // "intakectl extract"): 0 success, 1 an extraction error (unreadable file,
 // a value that does not parse, a template that does not load), 2 usage or
-// no template, and with --output xml 3 rejected, 4 ignored, 5 deferred.
+// no template, and with --output xml or debug 3 rejected, 4 ignored, 5
+// deferred.
 const (
 	exitError      = 1
 	exitNoTemplate = 2
@@ -175,6 +176,9 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 				continue
 			}
 			fmt.Fprintf(env.Stdout, "== outcome: %s\n", outcomeText(run.Outcome))
+			// A script that checks a template with the debug view must
+			// see a rejection as --output xml reports it.
+			code = max(code, outcomeExit(run))
 		case "json":
 			// invoice2data's output for the file, then what went wrong with
 			// it as {"file", "error"}: never a silent empty list.
@@ -284,6 +288,23 @@ func outcomeText(o *template.Outcome) string {
 		s += ": " + o.Detail
 	}
 	return s
+}
+
+// outcomeExit is the exit code of a run's outcome: 0 success, 2 no template
+// matched, 3 rejected, 4 ignored, 5 deferred.
+func outcomeExit(run *template.Run) int {
+	if run.Template == nil {
+		return exitNoTemplate
+	}
+	switch run.Outcome.Status {
+	case template.OutcomeSuccess:
+		return 0
+	case template.OutcomeRejected:
+		return exitRejected
+	case template.OutcomeIgnored:
+		return exitIgnored
+	}
+	return exitDeferred
 }
 
 // writeXML prints the openTRANS document, or the outcome as one JSON line on

@@ -94,5 +94,6 @@ func TestExtractAttachedInvoiceWithoutResult(t *testing.T) {
 	require.Equal(t, 3, r.code, r.stderr)
 	require.Contains(t, r.stderr, `"status_reason":"not_an_order"`)
 	r = run(t, "extract", "--templates", tmpl, "--output", "debug", pdf)
+	require.Equal(t, 3, r.code, r.stdout)
 	require.Contains(t, r.stdout, "== outcome: rejected (not_an_order)")
 }
