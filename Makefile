@@ -8,7 +8,7 @@ VERSITYGW_VERSION := v1.8.0
 # The module proxy refuses the tag 2025.1.1 (403); v0.6.1 is the same release
 # under its module version.
 STATICCHECK_VERSION := v0.6.1
-MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl
+MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl services/pogen
 SERVICES  := ingest processor dispatcher standalone intakectl
 # go test flags for `make test`; CI and developers run the same.
 TESTFLAGS ?= -race -count=1 -timeout 20m
