@@ -31,14 +31,30 @@ func typeID(text string, whole bool) string {
 	if whole && len(fields) > 3 {
 		return ""
 	}
-	v := strings.Trim(fields[0], ":#.,;")
+	v := strings.Trim(fields[0], ":#.,;*")
 	if !idToken.MatchString(v) || len(v) > 35 || digits(v) < 2 {
 		return ""
 	}
-	if numericDate.MatchString(v) || dotDecimal.MatchString(v) || commaDecimal.MatchString(v) {
+	if isDate(v) || dotDecimal.MatchString(v) || commaDecimal.MatchString(v) {
 		return ""
 	}
 	return v
+}
+
+// isDate reports whether a word is a numeric date (12/03/2024, but not
+// the order number PZ/22-23/439).
+func isDate(v string) bool {
+	m := numericDate.FindStringSubmatch(v)
+	if m == nil || len(m[0]) < len(v)-2 {
+		return false
+	}
+	n, ok := parseNumDate(m)
+	if !ok {
+		return false
+	}
+	_, dmy := n.date(orderDMY)
+	_, mdy := n.date(orderMDY)
+	return dmy || mdy
 }
 
 func digits(s string) int {

@@ -41,12 +41,18 @@ func init() {
 // conv is a document's number convention.
 type conv struct {
 	dec string // "." or ","
+	// unproven is set when no number shows the separator and some number
+	// reads differently under the two ("2.500", "267,569").
+	unproven bool
 }
 
+// threeDecimals reads as thousands or as three decimals.
+var threeDecimals = regexp.MustCompile(`^\d{1,3}[.,]\d{3}$`)
+
 // detectConv votes on the decimal separator over every number-shaped word
-// of the document; "." wins a tie (and a document with no evidence).
+// of the document; "." wins a tie.
 func detectConv(d *doc) conv {
-	dot, comma := 0, 0
+	dot, comma, either := 0, 0, 0
 	for _, l := range d.lines {
 		for _, c := range l.cells {
 			for _, w := range c.words {
@@ -56,6 +62,8 @@ func detectConv(d *doc) conv {
 					dot++
 				case commaDecimal.MatchString(core):
 					comma++
+				case threeDecimals.MatchString(core):
+					either++
 				}
 			}
 		}
@@ -63,7 +71,7 @@ func detectConv(d *doc) conv {
 	if comma > dot {
 		return conv{dec: ","}
 	}
-	return conv{dec: "."}
+	return conv{dec: ".", unproven: dot == 0 && comma == 0 && either > 0}
 }
 
 // splitAmount takes a printed amount apart: its digits and separators,

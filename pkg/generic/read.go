@@ -26,6 +26,11 @@ type reader struct {
 	// hdr is the item table's header (nil when there is none): its
 	// lines are column labels, not header fields.
 	hdr *header
+	// orderTitled is set when the document is titled as an order.
+	orderTitled bool
+	// priced is set when the lines print prices but no amounts: only a
+	// printed total proves them.
+	priced bool
 }
 
 // consider records a candidate for the debug output.
@@ -80,7 +85,11 @@ func (r *reader) readAll() error {
 		return reject(document.ReasonUnknownFormat, "the document has no text to read")
 	}
 	r.hdr = r.findHeader(0, 0)
+	if r.cv.unproven {
+		return reject(document.ReasonUnknownFormat, "no number shows whether \".\" or \",\" is the decimal separator")
+	}
 	isOrder, other, titleIDs := r.docTitle()
+	r.orderTitled = isOrder
 	if other != "" {
 		return reject(document.ReasonNotAnOrder, "the document is titled %q, not an order", other)
 	}
@@ -112,6 +121,9 @@ func joinLines(d *doc) string {
 // labelled and title candidates.
 func (r *reader) readID(title []cand) error {
 	cs := distinct(append(r.labelled("order_id", orderIDLabels, typeID), title...))
+	if len(cs) == 0 && r.orderTitled {
+		cs = distinct(r.labelled("order_id", orderIDLabels2, typeID))
+	}
 	switch len(cs) {
 	case 0:
 		return reject(document.ReasonDocumentIDMissing, "no order number found (no order-number label with a value, no number in the title)")
@@ -298,7 +310,7 @@ func (r *reader) readItems() error {
 		return reject(document.ReasonCannotParseItems, "a line that reads as an item follows the end of the table (%s)", at)
 	}
 	totals := r.readTotals(h.first, end)
-	if err := closeTotals(r.order, lines, totals); err != nil {
+	if err := closeTotals(r.order, lines, r.priced, totals); err != nil {
 		return reject(document.ReasonCannotParseItems, "%v", err)
 	}
 	if r.order.Totals.NetAmount == "" && r.order.Totals.GrossAmount == "" {
@@ -342,6 +354,7 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 	case prices > 0 && prices < len(rows):
 		return nil, reject(document.ReasonCannotParseItems, "%d of %d lines print a price", prices, len(rows))
 	case prices > 0:
+		r.priced = true
 		return priceSum(rows), nil
 	}
 	if !h.has(colDesc) && !h.has(colArticle) {

@@ -171,7 +171,7 @@ func group(ts []total) sums {
 // closeTotals proves the lines against the printed totals and fills the
 // order's totals. It returns an error naming the numbers when they do not
 // close.
-func closeTotals(o *order.Order, lines *big.Rat, ts []total) error {
+func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error {
 	s := group(ts)
 	tol := big.NewRat(1, 100)
 	for _, q := range s.qty {
@@ -179,6 +179,9 @@ func closeTotals(o *order.Order, lines *big.Rat, ts []total) error {
 			return fmt.Errorf("the quantities add up to %s, the document's total quantity is %s", sum.FloatString(3), q.value)
 		}
 		o.Totals.Quantity = q.value
+	}
+	if priced && len(s.net)+len(s.gross) == 0 {
+		return fmt.Errorf("the lines print prices but no amounts, and no total proves them")
 	}
 	if lines == nil {
 		if len(s.net)+len(s.gross) > 0 {

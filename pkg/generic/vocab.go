@@ -28,7 +28,7 @@ var foldRunes = map[rune]rune{
 
 // labelEnd ends a label: punctuation, spaces or the end of the cell, but not
 // a letter or digit (so "po" does not match "pos").
-const labelEnd = `(?:\s*[:#.\-–]+\s*|\s+|$)`
+const labelEnd = `(?:\s*[:#.\-–]+\s*|\s+|$|\b)`
 
 // labelRE compiles alternatives into one label pattern anchored at the
 // start of a (folded) cell.
@@ -37,7 +37,7 @@ func labelRE(alts ...string) *regexp.Regexp {
 }
 
 // no is the "number" word of a label in the six languages.
-const no = `(?:number|num|nbr|no|nr|n°|n\.°|#|nummer|numero|nro|id)\.?`
+const no = `(?:number|num|nbr|no|nr|n\.?°|#|nummer|numero|nro|id)\.?`
 
 // Header label vocabularies: tier 1 names the field exactly; tier 2 is a
 // bare word ("Date") used only when no tier-1 label is on the page.
@@ -50,8 +50,12 @@ var (
 		`inkoop\s*order\s*(?:nummer|nr|no)\.?`, `inkoopordernummer`, `(?:bestel|order)\s*nummer`,
 		`(?:numero|no|n°)\.?\s*(?:de\s+)?(?:pedido|orden(?:\s+de\s+compra)?)`, `(?:pedido|orden\s+de\s+compra)\s*`+no,
 		`(?:numero|n°|no|nr)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no,
-		`document\s*`+no, `reference\s+no\.?\s*&\s*date\.?`,
+		`document\s*`+no, `reference\s+no\.?\s*&\s*date\.?`, `(?:order|bestel)\s*nummer\s*/\s*datum`, `commande\s*n\.?°\s*/\s*du`,
+		`(?:numero|no|n\.?°)\.?\s*(?:de\s+)?(?:la\s+)?commande`, `(?:n\.?°|no|numero)\.?\s*(?:de\s+)?pedido`,
 	)
+	// orderIDLabels2 are bare "Number" labels, used only under an order
+	// title when no label names the order number.
+	orderIDLabels2 = labelRE(`number`, `nummer`, `numero`, `no\.`, `nr\.`, `n\.?°`, `belegnummer`, `beleg-?nr\.?`)
 	orderDateLabels = labelRE(
 		`(?:purchase\s*)?order\s*date`, `p\s*\.?\s*o\s*\.?\s*-?\s*(?:issue\s+)?date`, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`date\s+of\s+(?:order|issue|purchase\s+order|po)`, `date\s+placed`, `issued?\s+(?:date|on)`, `date\s+issued`,
@@ -92,7 +96,7 @@ var (
 // Document titles: an order, or a document that is not one.
 var (
 	orderTitle = regexp.MustCompile(`^(?:purchase\s+order|purchasing\s+order|order|p\s*\.?\s*o\s*\.?|bestellung|einkaufsbestellung|` +
-		`bon\s+de\s+commande|commande(?:\s+fournisseur)?|bestelling|inkooporder|bestelbon|orden\s+de\s+compra|pedido(?:\s+de\s+compra)?|` +
+		`bon\s+de\s+commande|commande(?:\s+(?:fournisseur|d'?achat))?|bestelling|bestelorder|inkooporder|bestelbon|orden\s+de\s+compra|pedido(?:\s+de\s+compra)?|` +
 		`ordine(?:\s+(?:d'?acquisto|fornitore|di\s+acquisto))?)(?:\s*[-–:]\s*[a-z ]+)?$`)
 	otherTitleCore = `(?:(?:(?:tax|proforma|pro\s*-?\s*forma|commercial|sales)\s+)?invoice|vendor\s+bill|(?:proforma\s*-?\s*)?rechnung|` +
 		`(?:handels)?rechnung|facture|factuur|factura|fattura|credit\s*note|gutschrift|avoir|creditnota|nota\s+de\s+credito|nota\s+di\s+credito|` +
