@@ -121,9 +121,9 @@ func partyAddress(lines []string, nameField, lbl, labelRe string, labelLine, nam
 			break
 		}
 		text := cs[best].Text
-		if d, _ := labelAt(text); d != nil || faxLine.MatchString(text) {
-			if d != nil {
-				break
+		if d, _ := labelAt(text); d != nil || isLabelText(text) || faxLine.MatchString(text) {
+			if d != nil || isLabelText(text) {
+				break // the next block's heading
 			}
 			continue
 		}

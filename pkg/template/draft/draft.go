@@ -343,8 +343,8 @@ func (b *builder) findKeywords() {
 			break
 		}
 		c := cells(l)[0]
-		if d, _ := labelAt(c.Text); d != nil || isTitle(c.Text) {
-			continue
+		if d, _ := labelAt(c.Text); d != nil || isLabelText(c.Text) {
+			continue // a heading or a copy mark above the name ("Invoice To", "Original")
 		}
 		if hasLetter(c.Text) && len([]rune(c.Text)) <= 60 {
 			b.issuer = c.Text

@@ -31,6 +31,34 @@ func labelAt(text string) (*fieldDef, string) {
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// isLabelText reports whether a cell's text is a label rather than a value:
+// text ending in a colon, a field's label on its own, an order title, or
+// one of the headings (party blocks, copy marks, other documents' titles).
+// Brackets and a final dot do not change that: "(Bill from)", "FACTUUR.".
+func isLabelText(s string) bool {
+	t := strings.TrimSpace(s)
+	if strings.HasSuffix(t, ":") {
+		return true
+	}
+	t = strings.TrimSpace(strings.TrimRight(strings.Trim(t, "()[]"), ".:"))
+	if t == "" {
+		return false
+	}
+	if d, lbl := labelAt(t); d != nil && lbl == t {
+		return true
+	}
+	if isTitle(t) {
+		return true
+	}
+	ft := fold(t)
+	for _, h := range headings {
+		if ft == fold(h) {
+			return true
+		}
+	}
+	return false
+}
+
 // labelsInside finds the amount labels anywhere in a line at word
 // boundaries ("zzgl. 19 % MwSt.:"), left to right, the longest at each
 // position; each with its field, the label as printed and the rune offset
@@ -181,6 +209,11 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 		sepRe = `[ \t]*[:#.=°][ \t:#.=°]*`
 	}
 	f := &found{Name: d.Name, Label: lbl, Line: i}
+	if trimmed != "" && isLabelText(trimmed) {
+		// "Seller (Bill from)": a qualifier of the label; the value is in
+		// the next cell or below, as for a label alone.
+		trimmed = ""
+	}
 	if trimmed != "" {
 		if v, pat := valueOf(d.Kind, trimmed, vt); v != "" {
 			f.Value, f.How = v, "same line"
@@ -217,6 +250,12 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 		}
 		if best < 0 {
 			return nil
+		}
+		if (d.Kind == kindName || d.Kind == kindText) && isLabelText(below[best].Text) {
+			// A heading under the label ("Vendor" over "(Bill from)"):
+			// the value is further down.
+			skipped++
+			continue
 		}
 		v, pat := valueOf(d.Kind, below[best].Text, vt)
 		if v == "" {
@@ -276,7 +315,7 @@ func valueOf(k kind, text string, vt valueTypes) (string, string) {
 			return v, `[A-Z]{3}|[€$£]`
 		}
 	case kindText, kindName:
-		if hasLetter(text) {
+		if hasLetter(text) && !isLabelText(text) {
 			return text, textPat
 		}
 	}

@@ -96,6 +96,23 @@ var fieldDefs = []fieldDef{
 	}},
 }
 
+// headings are printed texts that name or mark something and are never a
+// value: the headings of party blocks the drafter has no field for, copy
+// marks, and the titles of documents other than orders. A name or text
+// value that is one of them is a label read as a value ("BILL TO" in the
+// cell next to "VENDOR", "Invoice To" above the letterhead's name).
+var headings = []string{
+	"Bill To", "Bill-To", "Billed To", "Bill From", "Billed From", "Invoice To", "Invoice Address", "Billing Address",
+	"Sold To", "Sold By", "Ship From", "Remit To", "Consignee", "Consignor", "Customer", "Client", "Recipient",
+	"Sender", "From", "To", "Attention", "Attn", "Contact",
+	"Rechnungsadresse", "Rechnungsanschrift", "Rechnungsempfänger", "Kunde", "Absender", "Empfänger",
+	"Adresse de facturation", "Facturer à", "Expéditeur", "Destinataire", "Factuuradres", "Klant", "Afzender",
+	"Original", "Duplicate", "Triplicate", "Copy", "Original for Recipient", "Duplicate for Transporter",
+	"Triplicate for Supplier", "Customer Copy", "Kopie", "Duplikat", "Copie", "Duplicata",
+	"Invoice", "Tax Invoice", "Proforma Invoice", "Credit Note", "Delivery Note", "Packing List",
+	"Rechnung", "Gutschrift", "Lieferschein", "Facture", "Avoir", "Bon de livraison", "Factuur", "Creditnota", "Pakbon",
+}
+
 // labelRef is one label of one field, for longest-first matching.
 type labelRef struct {
 	Label string
