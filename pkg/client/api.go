@@ -35,6 +35,7 @@ type UploadRequest struct {
 	Subject string
 	// Template names the template; PartyID lets the service pick it by the
 	// buyer's party id. Exactly one of them (UploadJSON: Template only).
+	// TemplateGeneric reads an order without a template.
 	Template string
 	PartyID  string
 	// ResultMode is optional; ResultModeNoItems omits the order items.
@@ -43,6 +44,12 @@ type UploadRequest struct {
 
 // ResultModeNoItems asks for a result without order items.
 const ResultModeNoItems = "no_items"
+
+// TemplateGeneric is the built-in template every client may name: the
+// generic reader reads the order without a template and delivers only a
+// reading that proves itself (its arithmetic closes), else a rejection
+// with a reason.
+const TemplateGeneric = "generic"
 
 // Ack is the answer to an upload: the document's log_id and a status text.
 type Ack struct {

@@ -129,6 +129,9 @@ const (
 	CodeSamplesFailed    = "samples_failed"
 	CodeTemplateConflict = "template_conflict"
 	CodeConflict         = "conflict"
+	// CodeTemplateNameReserved: a template may not be named generic, the
+	// built-in reader's name (TemplateGeneric).
+	CodeTemplateNameReserved = "template_name_reserved"
 )
 
 // ErrorCode returns the API code of err (an *Error anywhere in its chain),

@@ -14,6 +14,31 @@ type Client struct {
 	WebhookToken   string // sent as Authorization: Bearer on webhook calls; never logged
 	SigningSecret  string // Standard Webhooks secret (base64, optional "whsec_" prefix); never logged
 	WebhookEnabled bool
+	// UnknownParty is what an upload whose party_id no template claims
+	// gets: "" or UnknownPartyReject is 400 template_not_found,
+	// UnknownPartyGeneric the built-in generic reader.
+	UnknownParty UnknownParty
+}
+
+// UnknownParty is a client's answer to a party_id without a template.
+type UnknownParty string
+
+// UnknownParty values (clients.unknown_party).
+const (
+	UnknownPartyReject  UnknownParty = "reject"
+	UnknownPartyGeneric UnknownParty = "generic"
+)
+
+// ParseUnknownParty accepts "" (the default, reject), "reject" and
+// "generic"; anything else is EINVALID.
+func ParseUnknownParty(s string) (UnknownParty, error) {
+	switch UnknownParty(s) {
+	case "", UnknownPartyReject:
+		return UnknownPartyReject, nil
+	case UnknownPartyGeneric:
+		return UnknownPartyGeneric, nil
+	}
+	return "", Errorf(EINVALID, "unknown_party must be reject or generic, not %q", s)
 }
 
 var clientIDPattern = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)

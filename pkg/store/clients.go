@@ -25,20 +25,26 @@ func ParseTokenHash(s string) ([32]byte, error) {
 	return h, nil
 }
 
-// UpsertClient creates c or updates its name, webhook and secret, and makes
-// tokens (SHA-256s) valid for it. Existing tokens stay valid: rotation adds
+// UpsertClient creates c or updates its name, webhook, secret and
+// unknown_party setting ("" is reject), and makes tokens (SHA-256s) valid
+// for it. Existing tokens stay valid: rotation adds
 // the new token first and removes the old one later with DeleteClientToken.
 // Returns EINVALID for a malformed id.
 func (s *Store) UpsertClient(ctx context.Context, c document.Client, tokens ...[32]byte) error {
 	if !document.ValidClientID(c.ID) {
 		return document.Errorf(document.EINVALID, "client id %q must match [a-z0-9_-]{1,64}", c.ID)
 	}
+	unknown, err := document.ParseUnknownParty(string(c.UnknownParty))
+	if err != nil {
+		return err
+	}
 	return s.WithTx(ctx, func(tx *Store) error {
-		const q = `INSERT INTO clients (id, name, webhook_url, webhook_token, signing_secret, webhook_enabled)
-			VALUES ($1, $2, $3, $4, $5, $6)
+		const q = `INSERT INTO clients (id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, webhook_url = EXCLUDED.webhook_url,
-				webhook_token = EXCLUDED.webhook_token, signing_secret = EXCLUDED.signing_secret, updated_at = now()`
-		if _, err := tx.db.Exec(ctx, q, c.ID, c.Name, c.WebhookURL, c.WebhookToken, c.SigningSecret, c.WebhookEnabled); err != nil {
+				webhook_token = EXCLUDED.webhook_token, signing_secret = EXCLUDED.signing_secret,
+				unknown_party = EXCLUDED.unknown_party, updated_at = now()`
+		if _, err := tx.db.Exec(ctx, q, c.ID, c.Name, c.WebhookURL, c.WebhookToken, c.SigningSecret, c.WebhookEnabled, unknown); err != nil {
 			return translate(err, "upsert client")
 		}
 		for _, h := range tokens {
@@ -80,11 +86,13 @@ func (s *Store) DeleteClientToken(ctx context.Context, clientID string, h [32]by
 // constant time. Returns EUNAUTHENTICATED for unknown tokens.
 func (s *Store) ClientByToken(ctx context.Context, token string) (document.Client, error) {
 	h := TokenHash(token)
-	const q = `SELECT t.token_sha256, c.id, c.name, c.webhook_url, c.webhook_token, c.signing_secret, c.webhook_enabled
+	const q = `SELECT t.token_sha256, c.id, c.name, c.webhook_url, c.webhook_token, c.signing_secret, c.webhook_enabled,
+			c.unknown_party
 		FROM client_tokens t JOIN clients c ON c.id = t.client_id WHERE t.token_sha256 = $1`
 	var stored []byte
 	var c document.Client
-	err := s.db.QueryRow(ctx, q, h[:]).Scan(&stored, &c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled)
+	err := s.db.QueryRow(ctx, q, h[:]).Scan(&stored, &c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled,
+		&c.UnknownParty)
 	if err != nil {
 		if document.ErrorKind(translate(err, "")) == document.ENOTFOUND {
 			return document.Client{}, document.Errorf(document.EUNAUTHENTICATED, "invalid access token")
@@ -99,9 +107,10 @@ func (s *Store) ClientByToken(ctx context.Context, token string) (document.Clien
 
 // Client returns one client. Returns ENOTFOUND for unknown ids.
 func (s *Store) Client(ctx context.Context, id string) (document.Client, error) {
-	const q = `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled FROM clients WHERE id = $1`
+	const q = `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party FROM clients WHERE id = $1`
 	var c document.Client
-	if err := s.db.QueryRow(ctx, q, id).Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled); err != nil {
+	if err := s.db.QueryRow(ctx, q, id).Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled,
+		&c.UnknownParty); err != nil {
 		return c, translate(err, fmt.Sprintf("client %s", id))
 	}
 	return c, nil
@@ -112,12 +121,12 @@ func (s *Store) Client(ctx context.Context, id string) (document.Client, error) 
 func (s *Store) DocumentWithClient(ctx context.Context, documentID string) (document.Document, document.Client, error) {
 	var c document.Client
 	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+`, cl.name, cl.webhook_url, cl.webhook_token,
-			cl.signing_secret, cl.webhook_enabled
-		FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled
+			cl.signing_secret, cl.webhook_enabled, cl.unknown_party
+		FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
 			FROM clients WHERE clients.id = documents.client_id) cl ON true
 		WHERE documents.id = $1`, documentID)
 	d, err := scanDocument(scanFunc(func(dest ...any) error {
-		return row.Scan(append(dest, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled)...)
+		return row.Scan(append(dest, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty)...)
 	}))
 	if err != nil {
 		return d, c, notFound(err, "document %s not found", documentID)
@@ -128,7 +137,8 @@ func (s *Store) DocumentWithClient(ctx context.Context, documentID string) (docu
 
 // Clients lists all clients ordered by id.
 func (s *Store) Clients(ctx context.Context) ([]document.Client, error) {
-	rows, err := s.db.Query(ctx, `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled FROM clients ORDER BY id`)
+	rows, err := s.db.Query(ctx, `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
+		FROM clients ORDER BY id`)
 	if err != nil {
 		return nil, translate(err, "list clients")
 	}
@@ -136,12 +146,30 @@ func (s *Store) Clients(ctx context.Context) ([]document.Client, error) {
 	var out []document.Client
 	for rows.Next() {
 		var c document.Client
-		if err := rows.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled); err != nil {
+		if err := rows.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty); err != nil {
 			return nil, translate(err, "scan client")
 		}
 		out = append(out, c)
 	}
 	return out, translate(rows.Err(), "list clients")
+}
+
+// SetUnknownParty sets what the client's uploads with a party_id no
+// template claims get (document.UnknownParty). Returns ENOTFOUND for
+// unknown ids, EINVALID for an unknown value.
+func (s *Store) SetUnknownParty(ctx context.Context, id string, v document.UnknownParty) error {
+	v, err := document.ParseUnknownParty(string(v))
+	if err != nil {
+		return err
+	}
+	tag, err := s.db.Exec(ctx, `UPDATE clients SET unknown_party = $2, updated_at = now() WHERE id = $1`, id, v)
+	if err != nil {
+		return translate(err, "set unknown_party")
+	}
+	if tag.RowsAffected() == 0 {
+		return document.Errorf(document.ENOTFOUND, "client %s not found", id)
+	}
+	return nil
 }
 
 // SetWebhookEnabled enables or disables a client's webhook endpoint.

@@ -124,8 +124,9 @@ func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, back
 		dv AS (SELECT ins.* FROM ins
 			UNION ALL
 			SELECT ` + deliveryColumns + ` FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)),
-		doc AS (SELECT ` + documentColumns + `, cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled
-			FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled
+		doc AS (SELECT ` + documentColumns + `, cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled,
+				cl.unknown_party
+			FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
 				FROM clients WHERE clients.id = documents.client_id) cl ON true
 			WHERE documents.id = $2)
 		SELECT dv.*, doc.* FROM dv, doc`
@@ -134,7 +135,7 @@ func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, back
 		var derr error
 		doc, derr = scanDocument(scanFunc(func(docDest ...any) error {
 			return row.Scan(slices.Concat(dvDest, docDest,
-				[]any{&c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled})...)
+				[]any{&c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty})...)
 		}))
 		return derr
 	}))

@@ -469,10 +469,11 @@ func (s *Store) ListenTemplates(ctx context.Context, ready func(), changed func(
 }
 
 // AttemptTemplate is the template version one processing attempt of a
-// document is pinned to.
+// document is pinned to. TemplateID 0 is a built-in template (the generic
+// reader): no stored version, Version 0 and an empty SHA256.
 type AttemptTemplate struct {
 	Attempt    int
-	TemplateID int64
+	TemplateID int64 // 0 = built in
 	Name       string
 	ClientID   string // scope of the template ("" = global)
 	Version    int
@@ -501,8 +502,16 @@ func (s *Store) CurrentAttempt(ctx context.Context, documentID string) (int, err
 func (s *Store) PinAttempt(ctx context.Context, documentID string, want AttemptTemplate, state document.State, actor string) (AttemptTemplate, bool, error) {
 	var got AttemptTemplate
 	var pinned bool
-	err := s.db.QueryRow(ctx, pinAttemptSQL, documentID, want.Attempt, want.TemplateID, want.Name, nullable(want.ClientID),
-		want.Version, want.SHA256, state, actor, want.String()).Scan(&got.Attempt, &got.TemplateID, &got.Name, &got.ClientID,
+	var templateID *int64 // NULL for a built-in template: it has no templates row
+	if want.TemplateID != 0 {
+		templateID = &want.TemplateID
+	}
+	sum := want.SHA256
+	if sum == nil {
+		sum = []byte{} // the column is NOT NULL; a built-in template has no content to hash
+	}
+	err := s.db.QueryRow(ctx, pinAttemptSQL, documentID, want.Attempt, templateID, want.Name, nullable(want.ClientID),
+		want.Version, sum, state, actor, want.String()).Scan(&got.Attempt, &got.TemplateID, &got.Name, &got.ClientID,
 		&got.Version, &got.SHA256, &got.StartedAt, &pinned)
 	if err != nil {
 		return AttemptTemplate{}, false, translate(err, "pin attempt")
@@ -541,6 +550,9 @@ func (s *Store) AttemptStarts(ctx context.Context, documentID string, n int) (in
 // String is the audit line of a pin: "attempt 2: template NAME v3 sha256 HEX
 // (client ID|global)".
 func (a AttemptTemplate) String() string {
+	if a.TemplateID == 0 {
+		return fmt.Sprintf("attempt %d: built-in template %s", a.Attempt, a.Name)
+	}
 	scope := "global"
 	if a.ClientID != "" {
 		scope = "client " + a.ClientID
@@ -548,7 +560,7 @@ func (a AttemptTemplate) String() string {
 	return fmt.Sprintf("attempt %d: template %s v%d sha256 %x (%s)", a.Attempt, a.Name, a.Version, a.SHA256, scope)
 }
 
-const attemptColumns = `attempt, template_id, template, coalesce(template_client, ''), template_version,
+const attemptColumns = `attempt, coalesce(template_id, 0), template, coalesce(template_client, ''), template_version,
 	template_sha256, started_at`
 
 func scanAttempt(row pgx.Row) (AttemptTemplate, error) {
@@ -642,7 +654,8 @@ type TemplateUsage struct {
 // TemplateUsageSince returns the usage rows of attempts started at or after
 // since (the ops console's last 24 hours).
 func (s *Store) TemplateUsageSince(ctx context.Context, since time.Time) ([]TemplateUsage, error) {
-	rows, err := s.db.Query(ctx, `SELECT a.template_id, a.template_version, d.state, count(*)
+	// A built-in template's attempts (no templates row) count as id 0.
+	rows, err := s.db.Query(ctx, `SELECT coalesce(a.template_id, 0), a.template_version, d.state, count(*)
 		FROM document_attempts a JOIN documents d ON d.id = a.document_id AND d.attempt = a.attempt
 		WHERE a.started_at >= $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
 	if err != nil {

@@ -19,6 +19,8 @@ type ClientSpec struct {
 	WebhookURL    string   `yaml:"webhook_url"`
 	WebhookToken  string   `yaml:"webhook_token"`
 	SigningSecret string   `yaml:"signing_secret"`
+	// UnknownParty: reject (default) or generic (document.UnknownParty).
+	UnknownParty string `yaml:"unknown_party"`
 }
 
 type clientsFile struct {
@@ -48,6 +50,9 @@ func LoadClientsFile(path string) ([]ClientSpec, error) {
 			return nil, fmt.Errorf("%s: id %q appears twice", where, c.ID)
 		}
 		seen[c.ID] = true
+		if _, err := document.ParseUnknownParty(c.UnknownParty); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+		}
 		for _, h := range c.TokenSHA256 {
 			if _, err := store.ParseTokenHash(h); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
@@ -66,7 +71,8 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			hashes = append(hashes, sum)
 		}
 		err := st.UpsertClient(ctx, document.Client{ID: c.ID, Name: c.Name, WebhookURL: c.WebhookURL,
-			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true}, hashes...)
+			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true,
+			UnknownParty: document.UnknownParty(c.UnknownParty)}, hashes...)
 		if err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}

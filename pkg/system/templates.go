@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/generic"
+	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
@@ -44,7 +46,37 @@ type Version struct {
 }
 
 // String names the version for logs and the ops console ("NAME v3").
-func (v *Version) String() string { return fmt.Sprintf("%s v%d", v.Name, v.Number) }
+func (v *Version) String() string {
+	if v.Builtin() {
+		return v.Name + " (built in)"
+	}
+	return fmt.Sprintf("%s v%d", v.Name, v.Number)
+}
+
+// Builtin reports whether v is the built-in generic reader (GenericVersion)
+// rather than a stored template: it has no version, SHA-256 or regexes, and
+// the processor runs pkg/generic instead of its Set.
+func (v *Version) Builtin() bool { return v.TemplateID == 0 }
+
+// GenericVersion stands for the built-in template generic.Name, which every
+// client may name at upload and which no stored template can shadow. Its
+// Template is an order template without rules, requirements or mappings
+// (what later stages ask of a pinned version, such as ignored_feedback);
+// its Set is empty, so a structured attachment is read by the built-in
+// order template of template.Set.RunStructured, as for keyword selection.
+var GenericVersion = func() *Version {
+	set, err := template.NewSet()
+	if err != nil {
+		panic(err) // an empty set has nothing to conflict
+	}
+	return &Version{Name: generic.Name, Set: set,
+		Template: &template.Template{Name: generic.Name, DocIntake: template.DocIntake{DocumentType: order.TypeOrder}}}
+}()
+
+// ErrReservedName marks a template that names itself generic.Name: the
+// built-in reader owns that name for every client, so no stored template
+// may take it.
+var ErrReservedName = errors.New("the template name " + generic.Name + " is reserved for the built-in generic reader; choose another name")
 
 // snapshot is one immutable view of the current versions.
 type snapshot struct {
@@ -287,6 +319,9 @@ func (t *Templates) Pinned(ctx context.Context, documentID string) (*Version, er
 	if err != nil {
 		return nil, err
 	}
+	if pin.TemplateID == 0 {
+		return GenericVersion, nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.versionLocked(ctx, pin.TemplateID, pin.Version)
@@ -311,6 +346,9 @@ func CompileVersion(name, filename string, content []byte) (*template.Template, 
 // the global ones, enabled). ok is false otherwise, exactly as for a name
 // that does not exist.
 func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
+	if name == generic.Name {
+		return generic.Name, true
+	}
 	s := t.snap.Load()
 	var v *Version
 	var ok bool
@@ -325,8 +363,12 @@ func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
 	return v.Name, true
 }
 
-// Current returns the version clientID is served for name now.
+// Current returns the version clientID is served for name now
+// (GenericVersion for generic.Name).
 func (t *Templates) Current(clientID, name string) (*Version, bool) {
+	if name == generic.Name {
+		return GenericVersion, true
+	}
 	return t.snap.Load().byName(clientID, name)
 }
 
@@ -341,12 +383,26 @@ var ErrTemplateUnavailable = errors.New("template not available")
 // Every call counts one start of the attempt. Concurrent processors of one
 // document agree on one version. A template that is not served gives an
 // error wrapping ErrTemplateUnavailable; store errors are returned as they
-// are. In the usual case it is one statement and takes no lock.
+// are. In the usual case it is one statement and takes no lock. The
+// built-in generic reader is pinned as template generic.Name without a
+// version (TemplateID 0) and returned as GenericVersion.
 func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
 	var pin store.AttemptTemplate
 	var err error
 	cur, ok := t.Current(doc.ClientID, doc.Template)
-	if ok {
+	if ok && cur.Builtin() {
+		// Recorded like a stored version (the pin counts the attempt's
+		// starts), without a templates row: nothing to compile or cache.
+		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, Name: cur.Name}, doc.State, actor)
+		if err != nil {
+			return nil, store.AttemptTemplate{}, err
+		}
+		if pin.TemplateID == 0 {
+			return cur, pin, nil
+		}
+		// Pinned to a stored template of that name before the built-in
+		// reader took it over: that attempt keeps its version.
+	} else if ok {
 		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, TemplateID: cur.TemplateID,
 			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256}, doc.State, actor)
 		if err == nil && pin.TemplateID == cur.TemplateID && pin.Version == cur.Number {
@@ -518,6 +574,9 @@ func ParseStrict(file string, data []byte) (*template.Template, error) {
 	tpl, err := template.Parse(file, data)
 	if err != nil {
 		return nil, err
+	}
+	if tpl.Name == generic.Name {
+		return nil, &template.LoadError{File: file, Path: "docintake.name", Err: ErrReservedName}
 	}
 	if len(tpl.Problems) > 0 {
 		errs := make([]error, len(tpl.Problems))

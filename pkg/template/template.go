@@ -188,6 +188,31 @@ type DocIntake struct {
 	// Embedded is docintake.embedded: what a structured attachment
 	// (Order-X, UBL, Factur-X, …) does for this template; see structured.go.
 	Embedded EmbeddedMode
+	// Fallback is docintake.fallback: FallbackGeneric asks the processor to
+	// try the generic reader (pkg/generic) when this template finds
+	// nothing (FallsBack); "" never falls back. The engine itself does not
+	// run the reader: pkg/generic imports this package.
+	Fallback string
+}
+
+// FallbackGeneric is the docintake.fallback value naming the built-in
+// generic reader (generic.Name).
+const FallbackGeneric = "generic"
+
+// FallsBack reports whether out, this template's outcome, should be retried
+// with the template's docintake.fallback: the template found nothing of
+// the order (rejected unknown_format, document_id_missing or
+// cannot_parse_items). Other rejections (a rule fired, a VAT id or address
+// missing, not an order) are the template's verdict and stand.
+func (t *Template) FallsBack(out *Outcome) bool {
+	if t == nil || t.DocIntake.Fallback == "" || out == nil || out.Status != OutcomeRejected {
+		return false
+	}
+	switch out.Reason {
+	case document.ReasonUnknownFormat, document.ReasonDocumentIDMissing, document.ReasonCannotParseItems:
+		return true
+	}
+	return false
 }
 
 // RuleAction is what a rule does when it fires.
@@ -1121,9 +1146,20 @@ func (p *parser) docintake(n *yaml.Node, path string, t *Template) {
 			}
 		case "embedded":
 			d.Embedded = p.embeddedMode(v, kp)
+		case "fallback":
+			switch s, _ := p.str(v, kp); s {
+			case FallbackGeneric, "none":
+				d.Fallback = strings.TrimSuffix(s, "none")
+			default:
+				p.problem(v, kp, "fallback must be %s or none, not %q", FallbackGeneric, s)
+			}
 		default:
 			p.problem(kv[0], kp, "unknown docintake key")
 		}
+	}
+	if d.Fallback != "" && d.DocumentType != order.TypeOrder {
+		// The generic reader reads purchase orders only.
+		p.problem(n, path+".fallback", "fallback: %s reads orders, and document_type is %s", d.Fallback, d.DocumentType)
 	}
 }
 

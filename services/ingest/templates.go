@@ -25,6 +25,9 @@ import (
 const (
 	codeTemplateInvalid = "template_invalid"
 	codeSamplesFailed   = "samples_failed"
+	// codeTemplateNameReserved refuses a template named generic: the
+	// built-in reader owns that name for every client.
+	codeTemplateNameReserved = "template_name_reserved"
 )
 
 // TemplateStore is what the template API needs of PostgreSQL (implemented
@@ -184,6 +187,10 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 		return err
 	}
 	p, err := system.NewTemplatePush(filename, content, smp)
+	if errors.Is(err, system.ErrReservedName) {
+		return &document.Error{Kind: document.EINVALID, Code: codeTemplateNameReserved, Message: err.Error(),
+			Details: map[string]string{"path": "docintake.name"}}
+	}
 	if err != nil {
 		return templateInvalid(err)
 	}

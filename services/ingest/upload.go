@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -394,6 +395,11 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		partyID = *req.PartyID
 	}
 	resolved, ok := s.templates.Resolve(cl.ID, tmplName, partyID)
+	if !ok && partyID != "" && cl.UnknownParty == document.UnknownPartyGeneric {
+		// The client reads new buyers with the generic reader rather than
+		// refusing them until a template exists (clients.unknown_party).
+		resolved, ok = generic.Name, true
+	}
 	if !ok {
 		// A retry is answered with its document even when the template has
 		// been removed since the first upload.

@@ -38,7 +38,8 @@ func TestClientsAddTokenRotateRevoke(t *testing.T) {
 	st := store.New(pool)
 	c, err := st.ClientByToken(t.Context(), tok)
 	require.NoError(t, err)
-	require.Equal(t, document.Client{ID: "acme", Name: "ACME", WebhookURL: "https://erp.example/hook", WebhookToken: "wt", WebhookEnabled: true}, c)
+	require.Equal(t, document.Client{ID: "acme", Name: "ACME", WebhookURL: "https://erp.example/hook", WebhookToken: "wt", WebhookEnabled: true,
+		UnknownParty: document.UnknownPartyReject}, c)
 	// Only the hash is stored.
 	var n int
 	require.NoError(t, pool.QueryRow(t.Context(), `SELECT count(*) FROM client_tokens WHERE token_sha256 = $1`, []byte(tok)).Scan(&n))

@@ -187,6 +187,11 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 	m := mapper{st: w.st, clientID: doc.ClientID}
 	opts := template.RunOptions{Template: v.Name, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
 		Area: system.AreaFunc(w.engine, pdf)}
+	if v.Builtin() {
+		// The built-in reader's Set is empty: an attachment is read by the
+		// engine's built-in order template, as without a template name.
+		opts.Template = ""
+	}
 	// A business document attached to the PDF wins over its printed text.
 	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), v.Set, pdf, opts)
 	if run == nil && err == nil {
@@ -208,7 +213,10 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 			}
 		}
 		source = "text (" + strings.Join(text.Engines(), "+") + ")"
-		run, err = v.Set.Run(ctx, text.String(), opts)
+		var via string
+		if run, via, err = runText(ctx, v, text.String(), opts); via != "" { // generic.go
+			source += " " + via
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {

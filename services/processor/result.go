@@ -6,125 +6,15 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
+	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/system"
 )
 
-// The result JSON (results/…/<log_id>.json) is the canonical order model
-// with snake_case keys, dates as YYYY-MM-DD and decimals as strings, exactly
-// as the template produced them: the machine-readable twin of the openTRANS
-// XML. Its field names are part of what clients and ops read, so they live
-// here rather than as tags on the domain type.
-type resultFile struct {
-	LogID     string `json:"log_id"`
-	MessageID string `json:"message_id"`
-	Template  string `json:"template"`
-	// The template version of the attempt that produced this result
-	// (audit: which version made this order).
-	TemplateVersion int       `json:"template_version"`
-	TemplateSHA256  string    `json:"template_sha256"`
-	TemplateClient  string    `json:"template_client,omitempty"`
-	ResultMode      string    `json:"result_mode,omitempty"`
-	Source          string    `json:"source,omitempty"` // "text (pdftotext)" or "embedded Order-X COMFORT (order-x.xml)"
-	Order           orderJSON `json:"order"`
-}
-
-type orderJSON struct {
-	DocumentType string      `json:"document_type"`
-	OrderID      string      `json:"order_id"`
-	OrderDate    string      `json:"order_date,omitempty"`
-	DeliveryDate string      `json:"delivery_date,omitempty"`
-	Currency     string      `json:"currency,omitempty"`
-	Language     string      `json:"language,omitempty"`
-	BuyerOrderID string      `json:"buyer_order_id,omitempty"`
-	Parties      []partyJSON `json:"parties"`
-	Items        []itemJSON  `json:"items"`
-	Totals       totalsJSON  `json:"totals"`
-	PaymentTerms string      `json:"payment_terms,omitempty"`
-	Remarks      []string    `json:"remarks,omitempty"`
-	NoItems      bool        `json:"no_items,omitempty"`
-}
-
-type partyJSON struct {
-	Role    string      `json:"role"`
-	ID      string      `json:"id,omitempty"`
-	IDType  string      `json:"id_type,omitempty"`
-	VATID   string      `json:"vat_id,omitempty"`
-	Address addressJSON `json:"address"`
-	// OtherIDs are further ids of the party (GLN, legal registration) as
-	// structured attachments carry them.
-	OtherIDs []partyIDJSON `json:"other_ids,omitempty"`
-}
-
-type partyIDJSON struct {
-	ID   string `json:"id"`
-	Type string `json:"type,omitempty"`
-}
-
-type addressJSON struct {
-	Name         string   `json:"name,omitempty"`
-	Name2        string   `json:"name2,omitempty"`
-	Contact      string   `json:"contact,omitempty"`
-	Street       string   `json:"street,omitempty"`
-	Zip          string   `json:"zip,omitempty"`
-	City         string   `json:"city,omitempty"`
-	State        string   `json:"state,omitempty"`
-	Country      string   `json:"country,omitempty"`
-	CountryCoded string   `json:"country_coded,omitempty"`
-	Phone        string   `json:"phone,omitempty"`
-	Email        string   `json:"email,omitempty"`
-	Lines        []string `json:"lines,omitempty"`
-}
-
-type itemJSON struct {
-	Position           string   `json:"position,omitempty"`
-	SupplierArticleID  string   `json:"supplier_article_id,omitempty"`
-	BuyerArticleID     string   `json:"buyer_article_id,omitempty"`
-	EAN                string   `json:"ean,omitempty"`
-	Description        string   `json:"description,omitempty"`
-	LongDescription    string   `json:"long_description,omitempty"`
-	Quantity           string   `json:"quantity,omitempty"`
-	Unit               string   `json:"unit,omitempty"`
-	UnitPrice          string   `json:"unit_price,omitempty"`
-	PriceBasisQuantity string   `json:"price_basis_quantity,omitempty"`
-	LineAmount         string   `json:"line_amount,omitempty"`
-	TaxRate            string   `json:"tax_rate,omitempty"`
-	DeliveryDate       string   `json:"delivery_date,omitempty"`
-	Remarks            []string `json:"remarks,omitempty"`
-}
-
-type totalsJSON struct {
-	NetAmount   string `json:"net_amount,omitempty"`
-	TaxAmount   string `json:"tax_amount,omitempty"`
-	GrossAmount string `json:"gross_amount,omitempty"`
-}
-
-// marshalResult renders the result JSON of doc's order, read from source
-// with template version v.
+// marshalResult renders the result JSON (results/…/<log_id>.json, shaped
+// by pkg/resultjson) of doc's order, read from source with template
+// version v.
 func marshalResult(doc document.Document, v *system.Version, o *order.Order, source string) ([]byte, error) {
-	oj := orderJSON{DocumentType: string(o.Type), OrderID: o.ID, OrderDate: o.IssueDate.String(),
-		DeliveryDate: o.DeliveryDate.String(), Currency: o.Currency, Language: o.Language, BuyerOrderID: o.BuyerOrderID,
-		Parties: []partyJSON{}, Items: []itemJSON{}, PaymentTerms: o.PaymentTerms, Remarks: o.Remarks, NoItems: o.NoItems,
-		Totals: totalsJSON{o.Totals.NetAmount, o.Totals.TaxAmount, o.Totals.GrossAmount}}
-	for _, p := range o.Parties {
-		a := p.Address
-		oj.Parties = append(oj.Parties, partyJSON{Role: string(p.Role), ID: p.ID, IDType: p.IDType, VATID: p.VATID,
-			Address: addressJSON{a.Name, a.Name2, a.Contact, a.Street, a.Zip, a.City, a.State, a.Country, a.CountryCoded,
-				a.Phone, a.Email, a.Lines}, OtherIDs: otherIDs(p.OtherIDs)})
-	}
-	for _, it := range o.Items {
-		oj.Items = append(oj.Items, itemJSON{it.Position, it.SupplierArticleID, it.BuyerArticleID, it.EAN, it.Description,
-			it.LongDescription, it.Quantity, it.Unit, it.UnitPrice, it.PriceBasisQuantity, it.LineAmount, it.TaxRate,
-			it.DeliveryDate.String(), it.Remarks})
-	}
-	return json.MarshalIndent(resultFile{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
+	return json.MarshalIndent(resultjson.File{LogID: doc.LogID, MessageID: doc.MessageID, Template: doc.Template,
 		TemplateVersion: v.Number, TemplateSHA256: hex.EncodeToString(v.SHA256), TemplateClient: v.ClientID,
-		ResultMode: string(doc.ResultMode), Source: source, Order: oj}, "", "  ")
-}
-
-func otherIDs(ids []order.PartyID) []partyIDJSON {
-	var out []partyIDJSON
-	for _, id := range ids {
-		out = append(out, partyIDJSON{id.ID, id.Type})
-	}
-	return out
+		ResultMode: string(doc.ResultMode), Source: source, Order: resultjson.OrderOf(o)}, "", "  ")
 }
