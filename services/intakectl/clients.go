@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("clients", "manage clients: add, list, token (rotate), revoke-token, enable, disable", runClients)
+	register("clients", "manage clients: add, list, token (rotate), revoke-token, enable, disable, unknown-party", runClients)
 	register("migrate", "apply database migrations: migrate up", runMigrate)
 	register("config", "print the configuration variables: config print [--markdown]", runConfig)
 }
@@ -41,40 +41,12 @@ func newToken() string {
 
 func runClients(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "usage: intakectl clients add|list|token|revoke-token|enable|disable ...")
+		fmt.Fprintln(env.Stderr, "usage: intakectl clients add|list|token|revoke-token|enable|disable|unknown-party ...")
 		return 2
 	}
 	switch args[0] {
 	case "add":
-		fs := newFlags("clients add", env)
-		id := fs.String("id", "", "client id ([a-z0-9_-]{1,64})")
-		name := fs.String("name", "", "display name")
-		hook := fs.String("webhook-url", "", "URL results are POSTed to")
-		hookTok := fs.String("webhook-token", "", "bearer token sent on webhook calls")
-		secret := fs.String("signing-secret", "", "Standard Webhooks signing secret (base64, optional whsec_ prefix)")
-		if _, ok := parseFlags(fs, args[1:]); !ok {
-			return 2
-		}
-		if !document.ValidClientID(*id) || *hook == "" {
-			fmt.Fprintln(env.Stderr, "intakectl clients add: --id ([a-z0-9_-]{1,64}) and --webhook-url are required")
-			return 2
-		}
-		st, err := openStore(ctx, env)
-		if err != nil {
-			return fail(env, "%v", err)
-		}
-		defer st.Pool().Close()
-		if _, err := st.Client(ctx, *id); err == nil {
-			return fail(env, "client %s exists already (use `intakectl clients token %s` for a new token)", *id, *id)
-		}
-		tok := newToken()
-		c := document.Client{ID: *id, Name: *name, WebhookURL: *hook, WebhookToken: *hookTok, SigningSecret: *secret, WebhookEnabled: true}
-		if err := st.UpsertClient(ctx, c, store.TokenHash(tok)); err != nil {
-			return fail(env, "%v", err)
-		}
-		fmt.Fprintf(env.Stderr, "client %s created; its access token is printed once, store it now:\n", *id)
-		fmt.Fprintln(env.Stdout, tok)
-		return 0
+		return runClientsAdd(ctx, args, env)
 	case "token":
 		// Rotation without downtime: a second token is valid alongside the
 		// first until the old one is revoked.
@@ -112,22 +84,9 @@ func runClients(ctx context.Context, args []string, env Env) int {
 		}
 		return 0
 	case "list":
-		st, err := openStore(ctx, env)
-		if err != nil {
-			return fail(env, "%v", err)
-		}
-		defer st.Pool().Close()
-		cs, err := st.Clients(ctx)
-		if err != nil {
-			return fail(env, "%v", err)
-		}
-		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tWEBHOOK\tENABLED")
-		for _, c := range cs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", c.ID, c.Name, c.WebhookURL, c.WebhookEnabled)
-		}
-		_ = tw.Flush()
-		return 0
+		return runClientsList(ctx, env)
+	case "unknown-party":
+		return runUnknownParty(ctx, args, env)
 	case "enable", "disable":
 		if len(args) != 2 {
 			fmt.Fprintf(env.Stderr, "usage: intakectl clients %s ID\n", args[0])
@@ -145,6 +104,91 @@ func runClients(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "intakectl clients: unknown subcommand %q\n", args[0])
 	return 2
+}
+
+// runClientsAdd is `clients add`: a new client and its first access token,
+// printed once.
+func runClientsAdd(ctx context.Context, args []string, env Env) int {
+	fs := newFlags("clients add", env)
+	id := fs.String("id", "", "client id ([a-z0-9_-]{1,64})")
+	name := fs.String("name", "", "display name")
+	hook := fs.String("webhook-url", "", "URL results are POSTed to")
+	hookTok := fs.String("webhook-token", "", "bearer token sent on webhook calls")
+	secret := fs.String("signing-secret", "", "Standard Webhooks signing secret (base64, optional whsec_ prefix)")
+	unknownParty := fs.String("unknown-party", "reject", "a party_id without a template: reject (400) or generic (the generic reader)")
+	if _, ok := parseFlags(fs, args[1:]); !ok {
+		return 2
+	}
+	if !document.ValidClientID(*id) || *hook == "" {
+		fmt.Fprintln(env.Stderr, "intakectl clients add: --id ([a-z0-9_-]{1,64}) and --webhook-url are required")
+		return 2
+	}
+	up, err := document.ParseUnknownParty(*unknownParty)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "intakectl clients add: --unknown-party: %v\n", err)
+		return 2
+	}
+	st, err := openStore(ctx, env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	defer st.Pool().Close()
+	if _, err := st.Client(ctx, *id); err == nil {
+		return fail(env, "client %s exists already (use `intakectl clients token %s` for a new token)", *id, *id)
+	}
+	tok := newToken()
+	c := document.Client{ID: *id, Name: *name, WebhookURL: *hook, WebhookToken: *hookTok, SigningSecret: *secret,
+		WebhookEnabled: true, UnknownParty: up}
+	if err := st.UpsertClient(ctx, c, store.TokenHash(tok)); err != nil {
+		return fail(env, "%v", err)
+	}
+	fmt.Fprintf(env.Stderr, "client %s created; its access token is printed once, store it now:\n", *id)
+	fmt.Fprintln(env.Stdout, tok)
+	return 0
+}
+
+// runClientsList is `clients list`: every client with its webhook state and
+// unknown_party setting (never a token).
+func runClientsList(ctx context.Context, env Env) int {
+	st, err := openStore(ctx, env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	defer st.Pool().Close()
+	cs, err := st.Clients(ctx)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tWEBHOOK\tENABLED\tUNKNOWN_PARTY")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", c.ID, c.Name, c.WebhookURL, c.WebhookEnabled, c.UnknownParty)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// runUnknownParty sets what a client's uploads with a party_id no template
+// claims get: `clients unknown-party ID reject|generic`.
+func runUnknownParty(ctx context.Context, args []string, env Env) int {
+	if len(args) != 3 {
+		fmt.Fprintln(env.Stderr, "usage: intakectl clients unknown-party ID reject|generic")
+		return 2
+	}
+	v, err := document.ParseUnknownParty(args[2])
+	if err != nil || args[2] == "" {
+		fmt.Fprintln(env.Stderr, "usage: intakectl clients unknown-party ID reject|generic")
+		return 2
+	}
+	st, err := openStore(ctx, env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	defer st.Pool().Close()
+	if err := st.SetUnknownParty(ctx, args[1], v); err != nil {
+		return fail(env, "%v", err)
+	}
+	return 0
 }
 
 func runMigrate(ctx context.Context, args []string, env Env) int {

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] [--engine E] [--timeout D] [--output json|xml|text|debug] FILE...", runExtract)
+	register("extract", "extract documents offline: extract --templates DIR [--template NAME|--party-id ID] | --generic [--engine E] [--timeout D] [--output json|xml|text|debug] FILE...", runExtract)
 	register("templates", "templates: check DIR... | draft PDF... | test | push | list | history | show | diff | rollback | disable | enable | pull (templates help)", runTemplates)
 }
 
@@ -63,9 +63,14 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	lenient := fs.Bool("lenient", false, "keep every template, its broken parts disabled (broken parts and duplicate names are warnings)")
 	strict := fs.Bool("strict", false, "refuse to run when a template does not load strictly, as the services push them")
 	timeout := fs.Duration("timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
+	gen := fs.Bool("generic", false, "read with the built-in generic reader instead of templates (output json, xml or debug)")
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return 2
+	}
+	if *gen { // extract_generic.go
+		return extractGeneric(ctx, env, cfg, genericArgs{files: files, output: *output, engine: *engine, timeout: *timeout,
+			mode: *mode, templated: len(dirs) > 0 || *name != "" || *party != ""})
 	}
 	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
 		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|resident|pdfium|pdftotext|ocr] [--timeout D] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
