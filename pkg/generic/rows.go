@@ -201,6 +201,9 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 	if qtyWord == nil {
 		return nil
 	}
+	if k := r.strayNumber(h, l); k != "" {
+		rw.unplaced = k
+	}
 	// Under a position column an item starts with its position; a line
 	// with other text there (a signature block, a note) is not an item.
 	if k := h.index(colPos); k >= 0 && !positionRE.MatchString(joinWords(words[k])) {
@@ -255,6 +258,31 @@ func (r *reader) groupSpaced(ws []word) []word {
 		out = append(out, ws[i])
 	}
 	return out
+}
+
+// strayNumber names a number standing alone right of the quantity
+// column but under a column that holds no numbers (a price the header
+// did not name): the row cannot be proven.
+func (r *reader) strayNumber(h *header, l *line) string {
+	q := h.index(colQty)
+	if q < 0 {
+		return ""
+	}
+	for _, c := range l.cells {
+		w := c.words[0]
+		if _, ok := r.cv.amount(w.text); !ok || w.col <= h.cols[q].col {
+			continue
+		}
+		k := columnOf(h, w, true)
+		if k < 0 {
+			continue
+		}
+		switch k := h.cols[k].kind; k {
+		case colDesc, colArticle, colPos, colOther, colUnit:
+			return w.text + "\" right of the quantity, under " + k.String()
+		}
+	}
+	return ""
 }
 
 // positionRE is a line position as printed: 1, 10, 0010, 1.1, 2), A-1.

@@ -233,7 +233,7 @@ func (r *reader) findHeader(from int, page int) *header {
 		if page > 0 && l.page != page {
 			return nil
 		}
-		if !headerLike(l) {
+		if !headerLike(l) || !namesColumn(l) {
 			continue
 		}
 		var best *header
@@ -241,8 +241,13 @@ func (r *reader) findHeader(from int, page int) *header {
 			if !headerLike(r.d.lines[j]) || r.d.lines[j].page != l.page {
 				break
 			}
-			if h := r.headerAt(i, j); h.score() > 0 && (best == nil || h.score() > best.score()) {
+			h := r.headerAt(i, j)
+			switch {
+			case h.score() == 0:
+			case best == nil || h.score() > best.score():
 				best = h
+			case h.score() == best.score() && stacksOn(best, r.d.lines[j]):
+				best = h // a further header line under the columns ("Price (INR)")
 			}
 		}
 		if best != nil {
@@ -250,6 +255,33 @@ func (r *reader) findHeader(from int, page int) *header {
 		}
 	}
 	return nil
+}
+
+// stacksOn reports whether every cell of l sits under a column of h.
+func stacksOn(h *header, l *line) bool {
+	for _, c := range l.cells {
+		under := false
+		for _, col := range h.cols {
+			under = under || overlaps(c.col, c.end, col.col, col.end, 0)
+		}
+		if !under {
+			return false
+		}
+	}
+	return true
+}
+
+// namesColumn reports whether a line has a cell of the column vocabulary:
+// a table header starts there, not at a note above it.
+func namesColumn(l *line) bool {
+	for _, c := range l.cells {
+		for _, p := range splitCell(c) {
+			if classify(p.text) != colOther {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameHeader reports whether b repeats the columns of a (a table going on

@@ -20,7 +20,7 @@ var totalKinds = []struct {
 	kind string
 	re   *regexp.Regexp
 }{
-	{"quantity", qtyTotalLabels}, {"net", netLabels}, {"tax", taxLabels}, {"charge", chargeLabels}, {"gross", grossLabels},
+	{"quantity", qtyTotalLabels}, {"gross", payLabels}, {"net", netLabels}, {"tax", taxLabels}, {"charge", chargeLabels}, {"gross", grossLabels},
 }
 
 // totalOf reads a totals line: a cell that is a totals label, and the last
@@ -34,12 +34,19 @@ func (r *reader) totalOf(l *line) (total, bool) {
 			}
 			if v, at, ok := r.lastNumber(l, ci, rest); ok {
 				at.Label = label
-				return total{kind: tk.kind, value: v, at: at}, true
+				kind := tk.kind
+				if kind == "gross" && netMarker.MatchString(fold(c.text)) {
+					kind = "net" // "Summe (zzgl. MwSt.)", "Total excl. tax"
+				}
+				return total{kind: kind, value: v, at: at}, true
 			}
 		}
 	}
 	return total{}, false
 }
+
+// netMarker says a total is before tax.
+var netMarker = regexp.MustCompile(`\b(?:excl|excluding|exclusive|zzgl|before\s+tax|w/o|without|hors|h\.?t\.?|netto|sans|senza|sin|excl\.?\s*btw)\b`)
 
 // lastNumber is the last amount on line l from cell ci on (the label's
 // own rest first when it is the only text).
@@ -190,10 +197,9 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 		return nil
 	}
 	net := matching(s.net, lines, tol)
-	if net == nil {
-		if g := matching(s.gross, lines, tol); g != nil && s.tax.Sign() == 0 {
-			o.Totals.NetAmount, o.Totals.GrossAmount = g.value, g.value
-			return nil
+	for _, n := range s.net {
+		if !closeTo(rat(n.value), lines, tol) {
+			return fmt.Errorf("the lines add up to %s, the document's net total is %s", lines.FloatString(2), n.value)
 		}
 	}
 	base := lines
@@ -202,33 +208,42 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 		base = rat(net.value)
 	}
 	if len(s.gross) == 0 {
-		if net == nil && len(s.net) > 0 {
-			return fmt.Errorf("the lines add up to %s, the document's net total is %s", lines.FloatString(2), s.net[0].value)
-		}
 		if s.tax.Sign() != 0 && net != nil {
 			o.Totals.TaxAmount = s.tax.FloatString(2)
 		}
 		return nil
 	}
-	for _, cand := range [][2]*big.Rat{{s.tax, s.charges}, {s.tax, new(big.Rat)}, {new(big.Rat), s.charges}} {
-		want := new(big.Rat).Add(base, cand[0])
-		want.Add(want, cand[1])
-		if g := matching(s.gross, want, tol); g != nil {
-			o.Totals.GrossAmount = g.value
-			if cand[0].Sign() != 0 {
-				o.Totals.TaxAmount = cand[0].FloatString(2)
-			}
-			if cand[1].Sign() != 0 {
-				o.Totals.ExtraCharges = cand[1].FloatString(2)
-			}
-			if net == nil {
-				o.Totals.NetAmount = lines.FloatString(2)
-			}
-			return nil
+	// The last total printed is the order's; one before it is a table
+	// total row and must be the lines' sum (or the same total again).
+	final := s.gross[len(s.gross)-1]
+	for _, g := range s.gross[:len(s.gross)-1] {
+		if v := rat(g.value); !closeTo(v, lines, tol) && !closeTo(v, rat(final.value), tol) {
+			return fmt.Errorf("the document prints a total %s that is neither the lines' sum %s nor its final total %s", g.value, lines.FloatString(2), final.value)
 		}
 	}
+	for _, c := range [][2]*big.Rat{{s.tax, s.charges}, {s.tax, new(big.Rat)}, {new(big.Rat), s.charges}, {new(big.Rat), new(big.Rat)}} {
+		want := new(big.Rat).Add(base, c[0])
+		want.Add(want, c[1])
+		if !closeTo(want, rat(final.value), tol) {
+			continue
+		}
+		if c[0].Sign() == 0 && c[1].Sign() == 0 && s.tax.Sign() != 0 {
+			break // a tax is printed, so a total without it is not the gross
+		}
+		o.Totals.GrossAmount = final.value
+		if c[0].Sign() != 0 {
+			o.Totals.TaxAmount = c[0].FloatString(2)
+		}
+		if c[1].Sign() != 0 {
+			o.Totals.ExtraCharges = c[1].FloatString(2)
+		}
+		if net == nil {
+			o.Totals.NetAmount = lines.FloatString(2)
+		}
+		return nil
+	}
 	return fmt.Errorf("the lines add up to %s (tax %s, charges %s), the document's total is %s",
-		lines.FloatString(2), s.tax.FloatString(2), s.charges.FloatString(2), s.gross[len(s.gross)-1].value)
+		lines.FloatString(2), s.tax.FloatString(2), s.charges.FloatString(2), final.value)
 }
 
 // matching is the first printed total equal to want.

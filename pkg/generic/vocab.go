@@ -87,6 +87,9 @@ var (
 		`delivery\s+charges?`, `packing(?:\s+(?:and|&)\s+forwarding)?`, `fracht(?:kosten)?`, `versand(?:kosten)?`,
 		`porto`, `verpackung`, `frais\s+de\s+port`, `transport`, `verzendkosten`, `vracht(?:kosten)?`, `envio`, `portes`,
 		`spedizione`, `trasporto`, `round(?:ing)?\s*-?\s*off`, `rounding`)
+	// payLabels are the amount to pay, whatever word they start with
+	// ("Net à payer" is the gross).
+	payLabels   = labelRE(`net\s+a\s+payer`, `net\s+payable`, `(?:total\s+)?a\s+pagar`, `zu\s+zahlen`, `te\s+betalen`, `da\s+pagare`, `amount\s+(?:payable|due)`)
 	grossLabels = labelRE(`(?:grand|order|po|p\.o\.|invoice)?\s*total(?:\s+(?:amount|value|order|due|payable|incl[a-z.]*|including)[^0-9]*)?`,
 		`total\s+amount`, `amount\s+payable`, `gesamt(?:betrag|summe)?`, `endbetrag`, `summe`, `brutto(?:betrag)?`,
 		`total\s+t\.?\s*t\.?\s*c\.?`, `montant\s+t\.?\s*t\.?\s*c\.?`, `totaal(?:\s+incl[a-z.]*)?`, `total\s+a\s+pagar`,
