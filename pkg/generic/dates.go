@@ -89,7 +89,7 @@ func (n numDate) ambiguous() bool { return !n.ymd && n.a <= 12 && n.b <= 12 && n
 // month first, every other currency seen writes day first), and a dotted
 // date is day first everywhere.
 func detectDateOrder(d *doc, currency string) (dateOrder, string) {
-	dmy, mdy, dotted := 0, 0, 0
+	dmy, mdy, dotted, dashed := 0, 0, 0, 0
 	for _, l := range d.lines {
 		for _, m := range numericDate.FindAllStringSubmatch(l.raw, -1) {
 			n, ok := parseNumDate(m)
@@ -102,8 +102,11 @@ func detectDateOrder(d *doc, currency string) (dateOrder, string) {
 			case n.b > 12 && n.a <= 12:
 				mdy++
 			}
-			if n.sep == "." {
+			switch n.sep {
+			case ".":
 				dotted++
+			case "-":
+				dashed++
 			}
 		}
 	}
@@ -116,6 +119,8 @@ func detectDateOrder(d *doc, currency string) (dateOrder, string) {
 		return orderMDY, "a date with a day over 12 in the second field"
 	case dotted > 0:
 		return orderDMY, "dotted dates are day-first"
+	case dashed > 0:
+		return orderUnknown, "dashed dates (06-07-2019) are written both ways and no date proves which"
 	case currency == "USD":
 		return orderMDY, "no date proves the order; US dollar documents write month first"
 	case dayFirstCurrencies[currency]:

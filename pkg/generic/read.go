@@ -420,7 +420,7 @@ func (r *reader) strayRow(h *header, end int) string {
 }
 
 // totalWord finds the words of a total in the six languages' forms.
-var totalWord = regexp.MustCompile(`(?i)\b(?:total|totals|summe|gesamt\w*|\w*betrag|totaal|totale|importe|montant|bedrag|net|netto|payer|payable)\b`)
+var totalWord = regexp.MustCompile(`(?i)total|summe|gesamt|betrag|totaal|importe|montant|bedrag|\bnet\b|netto|payer|payable|pagar|pagare`)
 
 // unreadTotal returns a line after the table that prints a total-like
 // word and a number, when no total was read: the document has a total the

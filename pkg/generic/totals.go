@@ -32,6 +32,9 @@ func (r *reader) totalOf(l *line) (total, bool) {
 			if !ok {
 				continue
 			}
+			if tk.kind == "net" && rest != "" && strings.EqualFold(strings.Trim(label, ": "), "net") {
+				continue // "NET 60": payment terms, not a total
+			}
 			if v, at, ok := r.lastNumber(l, ci, rest); ok {
 				at.Label = label
 				kind := tk.kind
@@ -134,7 +137,7 @@ func (r *reader) readTotals(tableFirst, tableEnd int) []total {
 			continue
 		}
 		if t, ok := r.totalOf(l); ok {
-			if i < tableFirst && (t.kind == "tax" || t.kind == "charge") {
+			if i < tableFirst && t.kind != "gross" {
 				// Above the table "Freight" and "Tax" are terms and ids
 				// (ship via, tax number); only a total is printed there.
 				continue
@@ -208,8 +211,10 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 		base = rat(net.value)
 	}
 	if len(s.gross) == 0 {
-		if s.tax.Sign() != 0 && net != nil {
-			o.Totals.TaxAmount = s.tax.FloatString(2)
+		if len(s.taxAt)+len(s.chAt) > 0 {
+			// Tax or charges are added to something: a total the
+			// reader did not place.
+			return fmt.Errorf("the document prints tax or charges but no total the reader can place")
 		}
 		return nil
 	}

@@ -78,7 +78,7 @@ var (
 	qtyTotalLabels = labelRE(`total\s+(?:qty|quantity|quantities|units|pcs|pieces)`, `gesamtmenge`, `quantite\s+totale`,
 		`totaal\s+aantal`, `cantidad\s+total`, `quantita\s+totale`)
 	netLabels = labelRE(`sub\s*-?\s*total`, `net\s*(?:total|amount|value|order(?:\s+value)?)?`,
-		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`,
+		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`, `goederenwaarde`, `warenwert`, `valeur\s+(?:des\s+)?marchandises`,
 		`nettobetrag`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
@@ -92,7 +92,7 @@ var (
 	payLabels   = labelRE(`net\s+a\s+payer`, `net\s+payable`, `(?:total\s+)?a\s+pagar`, `zu\s+zahlen`, `te\s+betalen`, `da\s+pagare`, `amount\s+(?:payable|due)`)
 	grossLabels = labelRE(`(?:grand|order|po|p\.o\.|invoice)?\s*total(?:\s+(?:amount|value|order|due|payable|incl[a-z.]*|including)[^0-9]*)?`,
 		`total\s+amount`, `amount\s+payable`, `gesamt(?:betrag|summe)?`, `endbetrag`, `summe`, `brutto(?:betrag)?`,
-		`total\s+t\.?\s*t\.?\s*c\.?`, `montant\s+t\.?\s*t\.?\s*c\.?`, `totaal(?:\s+incl[a-z.]*)?`, `total\s+a\s+pagar`,
+		`total\s+t\.?\s*t\.?\s*c\.?`, `montant\s+t\.?\s*t\.?\s*c\.?`, `totaal\s*bedrag`, `totaal(?:\s+incl[a-z.]*)?`, `order\s*totaal`, `total\s+a\s+pagar`,
 		`importe\s+total`, `totale(?:\s+(?:ordine|documento|generale))?`, `net\s+payable`)
 )
 
