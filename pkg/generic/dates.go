@@ -3,6 +3,7 @@ package generic
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/order"
@@ -159,3 +160,15 @@ func findDate(s string, o dateOrder) (d order.Date, ok, ambiguous bool) {
 }
 
 func monthOf(m int) time.Month { return time.Month(m) }
+
+// startsWithDate reports whether text begins with a date (after a colon
+// or a dash), not a date further on under another label.
+func startsWithDate(text string) bool {
+	t := strings.TrimLeft(text, " :-–.")
+	for _, re := range []*regexp.Regexp{numericDate, textualDate} {
+		if m := re.FindStringIndex(t); m != nil && m[0] <= 1 {
+			return true
+		}
+	}
+	return false
+}

@@ -242,6 +242,9 @@ func (r *reader) readDates() error {
 	o, why := detectDateOrder(r.d, r.order.Currency)
 	ambiguous := false
 	typ := func(text string, _ bool) string {
+		if !startsWithDate(text) {
+			return "" // "Fecha de impresión 22/10/2023": another date's label
+		}
 		d, ok, amb := findDate(text, o)
 		ambiguous = ambiguous || amb
 		if !ok {

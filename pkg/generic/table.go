@@ -75,6 +75,9 @@ func splitCell(c cell) []cell {
 	}
 	for k := 1; k < len(c.words); k++ {
 		head, tail := joinWords(c.words[:k]), joinWords(c.words[k:])
+		if tk := classify(tail); tk == colPer && kind == colPrice {
+			return []cell{c} // "Price per" (unit below): one price column
+		}
 		if hk, hw := classifyMatch(head); hk == kind && hw && classify(tail) != colOther {
 			return append([]cell{cellOf(c.words[:k])}, splitCell(cellOf(c.words[k:]))...)
 		}
@@ -183,6 +186,7 @@ func (r *reader) headerAt(i, j int) *header {
 		}
 	}
 	sort.Slice(cols, func(a, b int) bool { return cols[a].col < cols[b].col })
+	defer perWithoutPrice(cols)
 	for n := range cols {
 		cols[n].kind = classify(cols[n].text)
 		if cols[n].kind == colOther {
@@ -190,6 +194,22 @@ func (r *reader) headerAt(i, j int) *header {
 		}
 	}
 	return &header{first: i, last: j, cols: cols}
+}
+
+// perWithoutPrice makes the first price-basis column of a header without
+// a price column the price ("Price unit" over a price, as some print it).
+func perWithoutPrice(cols []column) {
+	for _, c := range cols {
+		if c.kind == colPrice {
+			return
+		}
+	}
+	for i := range cols {
+		if cols[i].kind == colPer {
+			cols[i].kind = colPrice
+			return
+		}
+	}
 }
 
 // classifyParts classifies a merged column by its cells one at a time,
