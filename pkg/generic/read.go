@@ -415,11 +415,27 @@ func (r *reader) strayRow(h *header, end int) string {
 			continue
 		}
 		rw := r.rowOf(h, l, i, r.cellsByColumn(h, l))
-		if rw != nil && rw.item.UnitPrice != "" && rw.item.LineAmount != "" && rw.unplaced == "" {
+		if rw != nil && rw.item.UnitPrice != "" && rw.item.LineAmount != "" && rw.unplaced == "" || r.looksLikeRow(l) {
 			return fmt.Sprintf("page %d line %d", l.page, l.no+1)
 		}
 	}
 	return ""
+}
+
+// looksLikeRow reports whether a line has the shape of an item whatever
+// its columns: four cells or more, the last two of them numbers (a table
+// going on on a page without its header).
+func (r *reader) looksLikeRow(l *line) bool {
+	n := len(l.cells)
+	if n < 4 {
+		return false
+	}
+	for _, c := range l.cells[n-2:] {
+		if _, ok := r.cv.amount(c.text); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // totalWord finds the words of a total in the six languages' forms.
