@@ -557,6 +557,9 @@ func (e *ocrEngine) Close() error { return nil }
 // Extract OCRs every page, page by page within the page budget: a page over
 // its budget is left empty with a warning in Text.Warnings.
 func (e *ocrEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
+	if err := screen(pdf); err != nil { // pdftoppm renders with poppler
+		return nil, fmt.Errorf("ocr: %w", err)
+	}
 	return e.extractRegion(ctx, pdf, nil)
 }
 

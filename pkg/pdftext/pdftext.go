@@ -80,6 +80,13 @@ type Page struct {
 type Text struct {
 	Pages    []Page
 	Warnings []string
+	// Damage lists the repairs poppler reported while reading a broken
+	// PDF's structure (a loop in the page tree, a stream length past the
+	// end of the file, a rebuilt cross-reference table; damage.go): the
+	// text is what was left after them and may be incomplete or wrong.
+	// Empty for an intact PDF and for engines that do not report repairs
+	// (pdfium).
+	Damage []string
 }
 
 // String returns the pages joined the way `pdftotext -layout` prints them:
@@ -354,8 +361,9 @@ func (a *autoEngine) run(ctx context.Context, fn func(Engine) (*Text, error)) (*
 		var t *Text
 		t, err = fn(a.primary)
 		// A timeout is not retried with the other engine: it would double the
-		// time a hostile document holds a worker.
-		if err == nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrBadRegion) || ctx.Err() != nil {
+		// time a hostile document holds a worker; nor is a decompression
+		// bomb, which pdfium would inflate until its memory cap.
+		if err == nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrBadRegion) || errors.Is(err, errBomb) || ctx.Err() != nil {
 			return t, err
 		}
 	}

@@ -30,6 +30,9 @@ func (e *pdftotextEngine) Name() string { return EnginePdftotext }
 func (e *pdftotextEngine) Close() error { return nil }
 
 func (e *pdftotextEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
+	if err := screen(pdf); err != nil {
+		return nil, fmt.Errorf("pdftotext: %w", err)
+	}
 	return withInput(ctx, e.opts.Timeout, pdf, func(ctx context.Context, dir, file string) (*Text, error) {
 		t, err := e.run(ctx, dir, []string{"-layout", "-enc", "UTF-8", file, "-"}, 1)
 		if err != nil {
@@ -59,11 +62,11 @@ func (e *pdftotextEngine) ExtractRegion(ctx context.Context, pdf []byte, r Regio
 }
 
 func (e *pdftotextEngine) run(ctx context.Context, dir string, args []string, first int) (*Text, error) {
-	out, err := e.sb.run(ctx, dir, e.bin, args, nil)
+	out, stderr, err := e.sb.runStderr(ctx, dir, e.bin, args, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pdftotext: %w", err)
 	}
-	return &Text{Pages: splitPages(string(out), EnginePdftotext, first)}, nil
+	return &Text{Pages: splitPages(string(out), EnginePdftotext, first), Damage: damageOf(strings.Split(string(stderr), "\n"))}, nil
 }
 
 // ocrBlankPages OCRs the pages of t without text that hold an image, for

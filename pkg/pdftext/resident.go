@@ -87,6 +87,9 @@ func (e *residentEngine) Name() string { return EngineResident }
 func (e *residentEngine) Close() error { return e.pool.Close() }
 
 func (e *residentEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
+	if err := screen(pdf); err != nil {
+		return nil, fmt.Errorf("resident: %w", err)
+	}
 	ctx, cancel := withDeadline(ctx, e.opts.Timeout)
 	defer cancel()
 	t, err := e.pool.extract(ctx, pdf, "B 0 0 0 0 0 0")
@@ -686,6 +689,11 @@ func parseResponse(resp []byte, maxOut int64) (t *Text, reusable bool, err error
 		body = body[8:]
 		if uint64(n) > uint64(len(body)) {
 			return nil, false, errors.New("resident: truncated page text")
+		}
+		if num == 0 { // poppler's messages, one a line (the protocol's page 0)
+			t.Damage = damageOf(strings.Split(string(body[:n]), "\n"))
+			body = body[n:]
+			continue
 		}
 		total += int64(n)
 		if total > maxOut {

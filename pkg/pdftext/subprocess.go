@@ -138,8 +138,16 @@ var errOutputTooLarge = errors.New("output exceeds limit")
 // Errors: ctx expiry → ErrTimeout (via ctxErr); non-zero exit, a kill by a
 // resource limit or too much output → ErrUnreadable.
 func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin []byte) ([]byte, error) {
+	out, _, err := s.runStderr(ctx, dir, bin, args, stdin)
+	return out, err
+}
+
+// runStderr is run that also returns the first bytes the program wrote on
+// stderr when it succeeded: poppler reports there what it repaired in a
+// broken document it still read.
+func (s sandbox) runStderr(ctx context.Context, dir, bin string, args []string, stdin []byte) ([]byte, []byte, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, ctxErr(ctx)
+		return nil, nil, ctxErr(ctx)
 	}
 	name, argv := bin, args
 	if s.prlimit != "" {
@@ -172,7 +180,7 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 	cmd.Stderr = &capWriter{w: &stderr, n: s.maxStder}
 	stdout, pw, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
 	}
 	defer stdout.Close()
 	if cmd.SysProcAttr.Credential != nil {
@@ -188,9 +196,9 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 		// exec.CommandContext refuses to start once ctx is done: a deadline
 		// that expired before the process began is still our timeout.
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), ctxErr(ctx))
+			return nil, nil, fmt.Errorf("start %s: %w", filepath.Base(bin), ctxErr(ctx))
 		}
-		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
+		return nil, nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 	}
 	out, readErr := io.ReadAll(io.LimitReader(stdout, s.maxOut+1))
 	tooLarge := int64(len(out)) > s.maxOut
@@ -203,19 +211,19 @@ func (s sandbox) run(ctx context.Context, dir, bin string, args []string, stdin 
 	waitErr := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
-		return nil, ctxErr(ctx)
+		return nil, nil, ctxErr(ctx)
 	case tooLarge:
-		return nil, fmt.Errorf("%s: %w: %w (%d bytes)", filepath.Base(bin), ErrUnreadable, errOutputTooLarge, s.maxOut)
+		return nil, nil, fmt.Errorf("%s: %w: %w (%d bytes)", filepath.Base(bin), ErrUnreadable, errOutputTooLarge, s.maxOut)
 	case waitErr != nil:
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 300 {
 			msg = msg[len(msg)-300:]
 		}
-		return nil, fmt.Errorf("%s: %w: %v: %s", filepath.Base(bin), ErrUnreadable, waitErr, msg)
+		return nil, nil, fmt.Errorf("%s: %w: %v: %s", filepath.Base(bin), ErrUnreadable, waitErr, msg)
 	case readErr != nil:
-		return nil, fmt.Errorf("read %s output: %w", filepath.Base(bin), readErr)
+		return nil, nil, fmt.Errorf("read %s output: %w", filepath.Base(bin), readErr)
 	}
-	return out, nil
+	return out, stderr.Bytes(), nil
 }
 
 func killGroup(cmd *exec.Cmd) error {

@@ -154,6 +154,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 				ropts.Area = system.AreaFunc(eng, in.pdf)
 			}
 			run, err = set.Run(ctx, in.text, ropts)
+			system.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
 		}
 		if err != nil {
 			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
@@ -355,7 +356,8 @@ type inputText struct {
 	text     string
 	pdf      []byte // nil for a .txt input
 	engines  []string
-	warnings []string // pages the engine left unread
+	warnings []string // pages the engine left unread, the PDF's damage
+	damage   []string // pdftext.Text.Damage
 }
 
 // readText returns a file's text: .txt files as they are (as invoice2data
@@ -380,7 +382,11 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 	if err != nil {
 		return inputText{}, err
 	}
-	return inputText{text: t.String(), pdf: data, engines: t.Engines(), warnings: t.Warnings}, nil
+	warnings := t.Warnings
+	if note := system.DamageNote(t.Damage); note != "" {
+		warnings = append(warnings[:len(warnings):len(warnings)], note)
+	}
+	return inputText{text: t.String(), pdf: data, engines: t.Engines(), warnings: warnings, damage: t.Damage}, nil
 }
 
 func runTemplates(ctx context.Context, args []string, env Env) int {

@@ -35,3 +35,24 @@ func TestExtractDebugBlockNotFoundAndExitCodes(t *testing.T) {
 		require.Equal(t, want, r.code, "%s with --output xml: %s", file, r.stderr)
 	}
 }
+
+// extract judges an unreadable PDF as the processor does: the corpus's
+// malformed files, three of which print "Invoice No 4711", are never
+// rejected not_an_order by contoso-po (whose rule rejects invoices): a PDF
+// that cannot be opened or is a decompression bomb is an extraction error
+// (exit 1), one read only after repairing it is rejected unknown_format
+// saying it could not be read (exit 3).
+func TestExtractMalformedNotAnOrderNever(t *testing.T) {
+	t.Parallel()
+	dir := sharedDir(t, "corpus", "malformed")
+	tmpl := filepath.Join(repoRoot(t), "deploy", "templates")
+	for file, want := range map[string]int{"bad_random.pdf": 1, "bad_truncated.pdf": 1, "bad_flate_bomb.pdf": 1, "bad_cyclic_pages.pdf": 3, "bad_huge_length.pdf": 3} {
+		r := run(t, "extract", "--templates", tmpl, "--template", "contoso-po", "--output", "xml", filepath.Join(dir, file))
+		require.Equal(t, want, r.code, "%s: %s", file, r.stderr)
+		require.NotContains(t, r.stderr, "not_an_order\"", file)
+		if want == 3 {
+			require.Contains(t, r.stderr, `"status_reason":"unknown_format"`, file)
+			require.Contains(t, r.stderr, "could not be read reliably: it is damaged", file)
+		}
+	}
+}

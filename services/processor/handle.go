@@ -205,6 +205,9 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 			return nil, &failure{"extract", xerr}
 		}
 		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+		if note := system.DamageNote(text.Damage); note != "" { // an event, as the warnings
+			text.Warnings = append(text.Warnings, note)
+		}
 		for _, warn := range text.Warnings {
 			// A page left unread (OCR over its budget) explains a rejection
 			// for a missing value, or an order read without that page.
@@ -217,6 +220,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *system.V
 		if run, via, err = runText(ctx, v, text.String(), opts); via != "" { // generic.go
 			source += " " + via
 		}
+		system.UnreadableVerdict(run, text.String(), text.Damage) // never not_an_order for an unread PDF
 	}
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {

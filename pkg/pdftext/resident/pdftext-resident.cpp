@@ -25,7 +25,10 @@
 //     first/last page. x y w h is a crop in PDF points (72 dpi) from the
 //     top-left corner of the page; w = h = x = y = 0 means the whole page.
 //   response (helper → Go):
-//     'O' then, per page, <page number> <byte length> <UTF-8 text>;
+//     'O' then, per page, <page number> <byte length> <UTF-8 text>, and
+//     when poppler reported problems while reading the document, a last
+//     record numbered 0 holding its messages, one a line (the Go side
+//     picks out the repairs of a broken document's structure);
 //     'U' then a message: the document cannot be read;
 //     'L' then a message: the text exceeds the output limit.
 //
@@ -150,10 +153,19 @@ bool send_status(char status, const std::string &msg) {
     return send_frame(p);
 }
 
-// poppler reports every syntax problem of a broken file; the Go side only
-// needs the verdict, so the messages are dropped rather than written to a
-// pipe nobody drains quickly.
-void quiet(const std::string &, void *) {}
+// poppler reports every syntax problem of a broken file, and repairs what
+// it can: a loop in the page tree, a stream whose length points past the
+// end of the file. The messages of the document being read are kept (the
+// first kMaxMessages, each cut to kMaxMessageBytes) and sent with its text,
+// so the Go side knows the text is what was left after a repair; nothing
+// goes to stderr, a pipe nobody drains quickly.
+constexpr size_t kMaxMessages = 16;
+constexpr size_t kMaxMessageBytes = 200;
+std::vector<std::string> messages;
+
+void collect(const std::string &msg, void *) {
+    if (messages.size() < kMaxMessages) messages.push_back(msg.substr(0, kMaxMessageBytes));
+}
 
 struct Request {
     int first = 0, last = 0;
@@ -182,6 +194,7 @@ bool parse_header(std::vector<char> &frame, Request &req) {
 // extract answers one request. It returns false only when the answer could
 // not be written (the Go side is gone).
 bool extract(Request &req, size_t max_output) {
+    messages.clear();
     std::unique_ptr<poppler::document> doc;
     // load_from_data takes the bytes over (swaps the vector's buffer).
     poppler::byte_array data;
@@ -220,6 +233,16 @@ bool extract(Request &req, size_t max_output) {
             return send_status('L', "text exceeds " + std::to_string(max_output) + " bytes");
         }
     }
+    if (!messages.empty()) {
+        std::string m;
+        for (const auto &s : messages) {
+            m += s;
+            m += '\n';
+        }
+        put_u32(out, 0);
+        put_u32(out, static_cast<uint32_t>(m.size()));
+        out += m;
+    }
     return send_frame(out);
 }
 
@@ -238,7 +261,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    poppler::set_debug_error_function(quiet, nullptr);
+    poppler::set_debug_error_function(collect, nullptr);
     // Never closed (see kKeepAlivePDF); load_from_raw_data reads the static
     // bytes in place.
     std::unique_ptr<poppler::document> keep_alive(
