@@ -26,13 +26,6 @@ const (
 	orderMDY
 )
 
-// dayFirstCurrencies are the currencies of countries that write the day
-// first. Canada writes both ways, so a Canadian dollar proves nothing.
-var dayFirstCurrencies = map[string]bool{"EUR": true, "GBP": true, "INR": true, "CHF": true, "AUD": true, "NZD": true,
-	"SEK": true, "NOK": true, "DKK": true, "PLN": true, "CZK": true, "HUF": true, "RON": true, "BGN": true, "TRY": true,
-	"ZAR": true, "MXN": true, "BRL": true, "ARS": true, "CLP": true, "COP": true, "PEN": true, "AED": true, "SGD": true,
-	"PKR": true, "BDT": true, "LKR": true, "NPR": true}
-
 // numDate is a numeric date as printed: its fields and separator.
 type numDate struct {
 	a, b, y int
@@ -84,12 +77,16 @@ func (n numDate) date(o dateOrder) (order.Date, bool) {
 func (n numDate) ambiguous() bool { return !n.ymd && n.a <= 12 && n.b <= 12 && n.a != n.b }
 
 // detectDateOrder looks at every numeric date of the document: a first
-// field over 12 proves day-month, a second over 12 month-day. Evidence
-// both ways (a document that mixes orders) is unknown. Without evidence,
-// the convention of the document's currency decides (the US dollar writes
-// month first, every other currency seen writes day first), and a dotted
-// date is day first everywhere.
-func detectDateOrder(d *doc, currency string) (dateOrder, string) {
+// field over 12 proves day-month, a second over 12 month-day, and a dotted
+// date is day first everywhere. Evidence both ways (a document that mixes
+// orders) is unknown. Without evidence, slashed dates of a document in US
+// dollars with a US address are read month first (the corpus notes count
+// 40 of 86 real POs writing month first, most of them North American,
+// against 19 day first, most of them Indian); anything else
+// (no currency, dashed dates, and day-first countries, whose documents
+// mix in month-first dates often enough) stays unknown, and an ambiguous
+// date is then a rejection.
+func detectDateOrder(d *doc, currency string, usAddr bool) (dateOrder, string) {
 	dmy, mdy, dotted, dashed := 0, 0, 0, 0
 	for _, l := range d.lines {
 		for _, m := range numericDate.FindAllStringSubmatch(l.raw, -1) {
@@ -122,10 +119,8 @@ func detectDateOrder(d *doc, currency string) (dateOrder, string) {
 		return orderDMY, "dotted dates are day-first"
 	case dashed > 0:
 		return orderUnknown, "dashed dates (06-07-2019) are written both ways and no date proves which"
-	case currency == "USD":
-		return orderMDY, "no date proves the order; US dollar documents write month first"
-	case dayFirstCurrencies[currency]:
-		return orderDMY, "no date proves the order; " + currency + " documents write day first"
+	case currency == "USD" && usAddr:
+		return orderMDY, "no date proves the order; a US dollar document with a US address writes month first"
 	}
 	return orderUnknown, "no date proves whether day or month comes first"
 }

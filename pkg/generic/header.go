@@ -84,9 +84,13 @@ func anyLabel(c cell) bool {
 // label (a grid or a label above its value).
 func (r *reader) labelled(field string, re *regexp.Regexp, typ typer) []cand {
 	var out []cand
+	bare := re == orderIDLabels2 || re == orderDateLabels2
 	for i, l := range r.d.lines {
 		if r.hdr != nil && i >= r.hdr.first && i <= r.hdr.last {
 			continue
+		}
+		if bare && (l.page > 1 || r.hdr != nil && i >= r.hdr.first) {
+			break // a bare "Date" or "No." counts on the first page's header only
 		}
 		for ci, c := range l.cells {
 			label, rest, ok := matchLabel(re, c)
@@ -126,12 +130,12 @@ func (r *reader) valueOf(i, ci int, rest string, typ typer) (string, Position, s
 		if b.page != l.page {
 			break
 		}
-		for _, n := range b.cells {
+		for k, n := range b.cells {
 			if !overlaps(n.col, n.end, c.col, c.end, 1) {
 				continue
 			}
-			if anyLabel(n) {
-				return "", Position{}, ""
+			if anyLabel(n) || k > 0 && labelOfNext(b.cells[k-1]) {
+				return "", Position{}, "" // the value of another label
 			}
 			if v := typ(n.text, true); v != "" {
 				return v, b.at(n.col, n.end, ""), "below"
@@ -140,6 +144,15 @@ func (r *reader) valueOf(i, ci int, rest string, typ typer) (string, Position, s
 		}
 	}
 	return "", Position{}, ""
+}
+
+// labelOfNext reports whether a cell reads as a label of the cell after
+// it ("Vendor No.:", "Kreditor-Nr."), so that cell is not another label's
+// value below.
+func labelOfNext(c cell) bool {
+	t := strings.TrimSpace(c.text)
+	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "#") || anyLabel(c) ||
+		strings.HasSuffix(fold(t), "no.") || strings.HasSuffix(fold(t), "nr.")
 }
 
 // titleNumber matches a title with the number in the same cell

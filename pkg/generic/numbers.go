@@ -55,6 +55,11 @@ func detectConv(d *doc) conv {
 	dot, comma, either := 0, 0, 0
 	for _, l := range d.lines {
 		for _, c := range l.cells {
+			// Only a number standing alone tells: "Ø 8.5 mm" in a
+			// description is written in whatever the article's maker uses.
+			if len(c.words) > 2 || len(c.words) == 2 && !isCurrencyWord(c.words[0].text) && !isCurrencyWord(c.words[1].text) {
+				continue
+			}
 			for _, w := range c.words {
 				core, _, _ := splitAmount(w.text)
 				switch {
@@ -72,6 +77,20 @@ func detectConv(d *doc) conv {
 		return conv{dec: ","}
 	}
 	return conv{dec: ".", unproven: dot == 0 && comma == 0 && either > 0}
+}
+
+// isCurrencyWord reports whether a word is a currency code or symbol
+// printed apart from its amount ("EUR 1.234,56", "$ 1,480.00").
+func isCurrencyWord(w string) bool {
+	if isoCodes[w] {
+		return true
+	}
+	for _, cs := range currencySymbols {
+		if w == cs.sym {
+			return true
+		}
+	}
+	return false
 }
 
 // splitAmount takes a printed amount apart: its digits and separators,

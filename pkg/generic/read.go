@@ -239,7 +239,7 @@ func keys(m map[string]Position) []string {
 // labels, else among bare "Date" labels) and reads a header delivery date
 // when exactly one is printed.
 func (r *reader) readDates() error {
-	o, why := detectDateOrder(r.d, r.order.Currency)
+	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(joinLines(r.d)))
 	ambiguous := false
 	typ := func(text string, _ bool) string {
 		if !startsWithDate(text) {
