@@ -423,19 +423,20 @@ func (r *reader) strayRow(h *header, end int) string {
 }
 
 // looksLikeRow reports whether a line has the shape of an item whatever
-// its columns: four cells or more, the last two of them numbers (a table
-// going on on a page without its header).
+// its columns: four cells or more, two of the last three of them numbers
+// (a table going on on a page without its header).
 func (r *reader) looksLikeRow(l *line) bool {
 	n := len(l.cells)
 	if n < 4 {
 		return false
 	}
-	for _, c := range l.cells[n-2:] {
-		if _, ok := r.cv.amount(c.text); !ok {
-			return false
+	nums := 0
+	for _, c := range l.cells[n-3:] {
+		if _, ok := r.cv.amount(c.text); ok {
+			nums++
 		}
 	}
-	return true
+	return nums >= 2
 }
 
 // totalWord finds the words of a total in the six languages' forms.

@@ -111,6 +111,9 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 		if l.page != r.d.lines[h.last].page {
 			next := r.findHeader(i, l.page)
 			if next == nil || !sameHeader(h, next) {
+				next = r.headerlessPage(h, i)
+			}
+			if next == nil {
 				break // the table does not go on on this page
 			}
 			i = next.last
@@ -143,6 +146,27 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 		last.desc = append(last.desc, text)
 	}
 	return rows, i, nil
+}
+
+// headerlessPage fits the table's columns to a page that goes on without
+// repeating the header: its first line with one cell per column that has
+// the shape of an item (looksLikeRow) gives each column its place on this
+// page (the header's columns, in order). The header returned ends on the
+// line before it, so that line is read as a row.
+func (r *reader) headerlessPage(h *header, from int) *header {
+	page := r.d.lines[from].page
+	for i := from; i < len(r.d.lines) && r.d.lines[i].page == page; i++ {
+		l := r.d.lines[i]
+		if len(l.cells) != len(h.cols) || !r.looksLikeRow(l) {
+			continue
+		}
+		cols := make([]column, len(h.cols))
+		for k, c := range l.cells {
+			cols[k] = column{kind: h.cols[k].kind, text: h.cols[k].text, col: c.col, end: c.end}
+		}
+		return &header{first: i - 1, last: i - 1, cols: cols}
+	}
+	return nil
 }
 
 // rowOf reads a line as the start of an item: it must print a quantity
