@@ -55,7 +55,7 @@ var (
 	)
 	// orderIDLabels2 are bare "Number" labels, used only under an order
 	// title when no label names the order number.
-	orderIDLabels2 = labelRE(`number`, `nummer`, `numero`, `no\.`, `nr\.`, `n\.?°`, `belegnummer`, `beleg-?nr\.?`)
+	orderIDLabels2  = labelRE(`number`, `nummer`, `numero`, `no\.`, `nr\.`, `n\.?°`, `belegnummer`, `beleg-?nr\.?`)
 	orderDateLabels = labelRE(
 		`(?:purchase\s*)?order\s*date`, `p\s*\.?\s*o\s*\.?\s*-?\s*(?:issue\s+)?date`, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`date\s+of\s+(?:order|issue|purchase\s+order|po)`, `date\s+placed`, `issued?\s+(?:date|on)`, `date\s+issued`,
