@@ -204,18 +204,46 @@ func (r *reader) titleIDs(i, ci int, inCell string) []cand {
 		r.consider("order_id", v, at, true, "in the title "+c.text)
 		return []cand{{value: v, at: at, why: "title"}}
 	}
-	v, pos, how := r.valueOf(i, ci, "", func(s string, whole bool) string {
+	single := func(s string, whole bool) string {
 		if len(strings.Fields(s)) != 1 {
 			return ""
 		}
 		return typeID(s, whole)
-	})
+	}
+	v, pos, how := r.valueOf(i, ci, "", single)
+	if v == "" {
+		v, pos, how = r.underTitle(i, c, single)
+	}
 	if v == "" {
 		return nil
 	}
 	pos.Label = c.text
 	r.consider("order_id", v, pos, true, how+" of the title "+c.text)
 	return []cand{{value: v, at: pos, why: "title"}}
+}
+
+// underTitle finds a number printed alone on the next line under a title,
+// aligned anywhere from the title's start to a little past its end (a
+// right-aligned number under a shorter or longer title).
+func (r *reader) underTitle(i int, title cell, typ typer) (string, Position, string) {
+	for j := i + 1; j < len(r.d.lines) && j <= i+2; j++ {
+		b := r.d.lines[j]
+		if b.page != r.d.lines[i].page {
+			break
+		}
+		for k, n := range b.cells {
+			if n.end < title.col || n.col > title.end+20 || k > 0 && labelOfNext(b.cells[k-1]) {
+				continue
+			}
+			if v := typ(n.text, true); v != "" {
+				return v, b.at(n.col, n.end, ""), "under"
+			}
+		}
+		if !b.empty() {
+			break
+		}
+	}
+	return "", Position{}, ""
 }
 
 // distinct returns the distinct values of cs in order of appearance.

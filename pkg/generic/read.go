@@ -120,7 +120,8 @@ func joinLines(d *doc) string {
 // readID proves the order number: exactly one distinct value among the
 // labelled and title candidates.
 func (r *reader) readID(title []cand) error {
-	cs := distinct(append(r.labelled("order_id", orderIDLabels, typeID), title...))
+	cs := append(r.labelled("order_id", orderIDLabels, typeID), title...)
+	cs = distinct(append(cs, r.labelled("order_id", orderIDDateLabels, typeID)...))
 	if len(cs) == 0 && r.orderTitled {
 		cs = distinct(r.labelled("order_id", orderIDLabels2, typeID))
 	}
@@ -252,7 +253,13 @@ func (r *reader) readDates() error {
 		}
 		return d.String()
 	}
-	cs := distinct(r.labelled("order_date", orderDateLabels, typ))
+	afterSlash := func(text string, whole bool) string {
+		if _, date, ok := strings.Cut(text, "/ "); ok {
+			return typ(date, whole)
+		}
+		return ""
+	}
+	cs := distinct(append(r.labelled("order_date", orderDateLabels, typ), r.labelled("order_date", orderIDDateLabels, afterSlash)...))
 	if len(cs) == 0 {
 		cs = distinct(r.labelled("order_date", orderDateLabels2, typ))
 	}
@@ -450,9 +457,16 @@ func (r *reader) unreadTotal(from int, rows []*row) string {
 	for _, rw := range rows {
 		items[rw.first] = true
 	}
+	amountEnd := -1
+	if k := r.hdr.index(colAmount); k >= 0 {
+		amountEnd = r.hdr.cols[k].end
+	}
 	for i := from; i < len(r.d.lines); i++ {
 		l := r.d.lines[i]
-		if items[i] || !totalWord.MatchString(l.raw) {
+		if items[i] {
+			continue
+		}
+		if !totalWord.MatchString(l.raw) && !r.underAmounts(l, amountEnd) {
 			continue
 		}
 		for _, c := range l.cells {
@@ -464,6 +478,19 @@ func (r *reader) unreadTotal(from int, rows []*row) string {
 		}
 	}
 	return ""
+}
+
+// underAmounts reports whether a line that is not an item ends with a
+// number under the amount column, after some text: a total in words the
+// reader does not know ("Orderwaarde excl. BTW   4043,60").
+func (r *reader) underAmounts(l *line, amountEnd int) bool {
+	n := len(l.cells)
+	if amountEnd < 0 || n < 2 {
+		return false
+	}
+	last := l.cells[n-1]
+	_, ok := r.cv.amount(last.text)
+	return ok && last.end >= amountEnd-4 && last.end <= amountEnd+8 && digits(l.cells[n-2].text) < len(l.cells[n-2].text)/2
 }
 
 // keepTotals records the totals' positions.

@@ -37,19 +37,24 @@ func labelRE(alts ...string) *regexp.Regexp {
 }
 
 // no is the "number" word of a label in the six languages.
-const no = `(?:number|num|nbr|no|nr|n\.?°|#|nummer|numero|nro|id)\.?`
+const no = `(?:number|num|nbr|no|nr|n\.?°|#|nummer|numero|nro|id|n)\.?`
 
 // Header label vocabularies: tier 1 names the field exactly; tier 2 is a
 // bare word ("Date") used only when no tier-1 label is on the page.
 var (
+	// orderIDDateLabels name the number and the date in one label ("PO
+	// No. & Date:", "Bestell-Nr./Datum", "N° / Date commande"); the value
+	// is "4500012345 / 14.03.2024".
+	orderIDDateLabels = regexp.MustCompile(`^(?:(?:p\s*\.?\s*o\s*\.?|purchase\s+order|order|bestell(?:ung)?|best\.?|commande|pedido|ordine|bestel|inkooporder)?\s*` +
+		`(?:-?\s*` + no + `)?\s*(?:/|&|and)\s*(?:date|dated|datum|vom|du|fecha(?:\s+(?:del?\s+)?pedido)?|date\s+(?:de\s+)?(?:la\s+)?commande|data(?:\s+ordine)?|dt\.?))` + labelEnd)
 	orderIDLabels = labelRE(
 		`purchase\s*order\s*`+no, `p\s*\.?\s*o\s*\.?\s*`+no, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`(?:customer\s+)?order\s*`+no, `purchase\s+order\s*:`,
-		`bestell(?:ung)?s?\s*-?\s*(?:nummer|nr|no)\.?`, `bestellnummer`,
+		`bestell(?:ung)?s?\s*-?\s*(?:nummer|nr|no)\.?`, `bestellnummer`, `best\.?\s*-?\s*nr\.?`, `bestelbon\s*`+no, `ref\.?\s*(?:de\s+)?(?:la\s+)?commande`,
 		`(?:n°|no|nr|num(?:ero)?)\.?\s*(?:de\s+)?(?:la\s+)?commande`, `(?:bon\s+de\s+)?commande\s*`+no,
 		`inkoop\s*order\s*(?:nummer|nr|no)\.?`, `inkoopordernummer`, `(?:bestel|order)\s*nummer`,
 		`(?:numero|no|n°)\.?\s*(?:de\s+)?(?:pedido|orden(?:\s+de\s+compra)?)`, `(?:pedido|orden\s+de\s+compra)\s*`+no,
-		`(?:numero|n°|no|nr)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no,
+		`(?:numero|n\.?°|no|nr|n)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no,
 		`document\s*`+no, `reference\s+no\.?\s*&\s*date\.?`, `(?:order|bestel)\s*nummer\s*/\s*datum`, `commande\s*n\.?°\s*/\s*du`,
 		`(?:numero|no|n\.?°)\.?\s*(?:de\s+)?(?:la\s+)?commande`, `(?:n\.?°|no|numero)\.?\s*(?:de\s+)?pedido`,
 	)
@@ -78,7 +83,7 @@ var (
 	qtyTotalLabels = labelRE(`total\s+(?:qty|quantity|quantities|units|pcs|pieces)`, `gesamtmenge`, `quantite\s+totale`,
 		`totaal\s+aantal`, `cantidad\s+total`, `quantita\s+totale`)
 	netLabels = labelRE(`sub\s*-?\s*total`, `net\s*(?:total|amount|value|order(?:\s+value)?)?`,
-		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`, `goederenwaarde`, `warenwert`, `valeur\s+(?:des\s+)?marchandises`,
+		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`, `goederenwaarde`, `warenwert`, `orderwaarde\s+excl[a-z.]*[^0-9]*`, `bestellwert\s+netto`, `valeur\s+(?:des\s+)?marchandises`,
 		`nettobetrag`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
@@ -92,7 +97,7 @@ var (
 	payLabels   = labelRE(`net\s+a\s+payer`, `net\s+payable`, `(?:total\s+)?a\s+pagar`, `zu\s+zahlen`, `te\s+betalen`, `da\s+pagare`, `amount\s+(?:payable|due)`)
 	grossLabels = labelRE(`(?:grand|order|po|p\.o\.|invoice)?\s*total(?:\s+(?:amount|value|order|due|payable|incl[a-z.]*|including)[^0-9]*)?`,
 		`total\s+amount`, `amount\s+payable`, `gesamt(?:betrag|summe)?`, `endbetrag`, `summe`, `brutto(?:betrag)?`,
-		`total\s+t\.?\s*t\.?\s*c\.?`, `montant\s+t\.?\s*t\.?\s*c\.?`, `totaal\s*bedrag`, `totaal(?:\s+incl[a-z.]*)?`, `order\s*totaal`, `total\s+a\s+pagar`,
+		`total\s+t\.?\s*t\.?\s*c\.?`, `montant\s+t\.?\s*t\.?\s*c\.?`, `totaal\s*bedrag`, `totaal(?:\s+incl[a-z.]*)?`, `order\s*totaal`, `orderwaarde`, `bestellwert`, `valore\s+(?:dell'?\s*)?ordine`, `valeur\s+(?:de\s+la\s+)?commande`, `total\s+a\s+pagar`,
 		`importe\s+total`, `totale(?:\s+(?:ordine|documento|generale))?`, `net\s+payable`)
 )
 
