@@ -421,7 +421,7 @@ func (r *reader) strayRow(h *header, end int) string {
 		if _, ok := r.totalOf(l); ok {
 			continue
 		}
-		rw := r.rowOf(h, l, i, r.cellsByColumn(h, l))
+		rw := r.rowOf(h, l, i, r.cellsByColumn(h, l), false)
 		if rw != nil && rw.item.UnitPrice != "" && rw.item.LineAmount != "" && rw.unplaced == "" || r.looksLikeRow(l) {
 			return fmt.Sprintf("page %d line %d", l.page, l.no+1)
 		}

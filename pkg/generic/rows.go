@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/order"
 )
 
@@ -100,8 +101,7 @@ func (r *reader) cellsByColumn(h *header, l *line) map[int][]word {
 // readRows reads the item rows under a header until a totals line, the
 // end of the table's pages or a line that ends the table.
 func (r *reader) readRows(h *header) ([]*row, int, error) {
-	var rows []*row
-	var pending []string
+	t := &tableRead{}
 	i := h.last + 1
 	for ; i < len(r.d.lines); i++ {
 		if err := r.ctx.Err(); err != nil {
@@ -116,37 +116,100 @@ func (r *reader) readRows(h *header) ([]*row, int, error) {
 			if next == nil {
 				break // the table does not go on on this page
 			}
-			i = next.last
-			h = next
+			i, h = next.last, next
 			continue
 		}
-		if l.empty() || pageMarker.MatchString(strings.TrimSpace(l.raw)) {
+		if l.empty() || pageMarker.MatchString(strings.TrimSpace(l.raw)) || pageFooter.MatchString(l.raw) {
 			continue
 		}
-		words := r.cellsByColumn(h, l)
-		rw := r.rowOf(h, l, i, words)
-		// A line printing a quantity, a price and an amount is an item
-		// even when its description starts like a total ("Transport
-		// box"); anything else with a totals label ends the table.
-		if (rw == nil || rw.item.UnitPrice == "" || rw.item.LineAmount == "") && r.totalsLine(h, l) {
-			break
+		end, err := r.readLine(h, t, l, i)
+		if err != nil || end {
+			return t.rows, i, err
 		}
-		if rw != nil {
-			rw.desc = append(pending, rw.desc...)
-			pending = nil
-			rows = append(rows, rw)
-			continue
-		}
-		text := strings.TrimSpace(l.raw)
-		if len(rows) == 0 {
-			pending = append(pending, text)
-			continue
-		}
-		last := rows[len(rows)-1]
-		last.desc = append(last.desc, text)
 	}
-	return rows, i, nil
+	return t.rows, i, nil
 }
+
+// tableRead is the state of readRows: the rows so far, description lines
+// before the first row, and the last text line when it starts with a
+// position (a record whose numbers are on the next line).
+type tableRead struct {
+	rows    []*row
+	pending []string
+	lead    *leadLine
+}
+
+// leadLine is a text line that starts with a position: the first line of
+// a two-line record ("0010  Pneumatic fitting" over its numbers).
+type leadLine struct {
+	pos, desc string
+	owner     *row // the row whose description took the line, if any
+}
+
+// readLine reads one line of the table; end is set at a totals line.
+func (r *reader) readLine(h *header, t *tableRead, l *line, i int) (end bool, err error) {
+	words := r.cellsByColumn(h, l)
+	rw := r.rowOf(h, l, i, words, false)
+	if rw == nil && t.lead != nil {
+		if rw = r.rowOf(h, l, i, words, true); rw != nil {
+			t.takeLead(rw)
+		}
+	}
+	// A line printing a quantity, a price and an amount is an item even
+	// when its description starts like a total ("Transport box");
+	// anything else with a totals label ends the table.
+	if (rw == nil || rw.item.UnitPrice == "" || rw.item.LineAmount == "") && r.totalsLine(h, l) {
+		return true, nil
+	}
+	if rw != nil {
+		rw.desc = append(t.pending, rw.desc...)
+		t.pending, t.lead = nil, nil
+		t.rows = append(t.rows, rw)
+		return false, nil
+	}
+	if k := h.index(colAmount); k >= 0 && len(words[k]) > 0 {
+		if _, v := r.lastAmount(words[k]); v != "" {
+			return false, reject(document.ReasonCannotParseItems, "page %d line %d prints an amount under %q but no quantity the reader can read",
+				l.page, l.no+1, h.cols[k].text)
+		}
+	}
+	t.text(l)
+	return false, nil
+}
+
+// text files a line without numbers: the description of the last row (or
+// of the first row to come), and a possible lead of a two-line record.
+func (t *tableRead) text(l *line) {
+	text := strings.TrimSpace(l.raw)
+	var owner *row
+	if len(t.rows) == 0 {
+		t.pending = append(t.pending, text)
+	} else {
+		owner = t.rows[len(t.rows)-1]
+		owner.desc = append(owner.desc, text)
+	}
+	t.lead = nil
+	if first := l.cells[0]; len(first.words) > 0 && positionRE.MatchString(first.words[0].text) {
+		rest := strings.TrimSpace(strings.TrimPrefix(text, first.words[0].text))
+		t.lead = &leadLine{pos: first.words[0].text, desc: rest, owner: owner}
+	}
+}
+
+// takeLead gives a numbers-only row the position and description of the
+// line above it, taken back from the row that had filed it as its own.
+func (t *tableRead) takeLead(rw *row) {
+	rw.item.Position = t.lead.pos
+	rw.desc = append([]string{t.lead.desc}, rw.desc...)
+	if o := t.lead.owner; o != nil && len(o.desc) > 0 {
+		o.desc = o.desc[:len(o.desc)-1]
+	} else if len(t.pending) > 0 {
+		t.pending = t.pending[:len(t.pending)-1]
+	}
+}
+
+// pageFooter is a page count at the end of a line ("ACME Inc.   Page 1
+// of 2").
+var pageFooter = regexp.MustCompile(`(?i)(?:page|seite|pagina|página|pag\.?|blatt)\s*\d+\s*(?:of|/|von|de|di|sur|van)\s*\d+\s*$`)
 
 // headerlessPage fits the table's columns to a page that goes on without
 // repeating the header: its first line with one cell per column that has
@@ -171,7 +234,7 @@ func (r *reader) headerlessPage(h *header, from int) *header {
 
 // rowOf reads a line as the start of an item: it must print a quantity
 // in the quantity column.
-func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
+func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word, noPos bool) *row {
 	rw := &row{at: map[string]Position{}, first: i}
 	var qtyWord *word
 	for k, ws := range words {
@@ -230,7 +293,7 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word) *row {
 	}
 	// Under a position column an item starts with its position; a line
 	// with other text there (a signature block, a note) is not an item.
-	if k := h.index(colPos); k >= 0 && !positionRE.MatchString(joinWords(words[k])) {
+	if k := h.index(colPos); k >= 0 && !positionRE.MatchString(joinWords(words[k])) && !(noPos && len(words[k]) == 0) {
 		return nil
 	}
 	// Where the table has money columns an item prints money: a lone
@@ -309,6 +372,9 @@ func (r *reader) strayNumber(h *header, l *line) string {
 	return ""
 }
 
+// gluedUnit is a quantity with its unit glued to it ("1m", "12pcs").
+var gluedUnit = regexp.MustCompile(`^(\d[\d.,']*)(\pL{1,5}\.?)$`)
+
 // positionRE is a line position as printed: 1, 10, 0010, 1.1, 2), A-1.
 var positionRE = regexp.MustCompile(`^(?:[A-Z]-?)?\d{1,6}(?:[.]\d{1,3})?[.)]?$`)
 
@@ -349,6 +415,8 @@ func (r *reader) qtyOf(ws []word) (word, string, string) {
 		unit := ""
 		if a, b, ok := strings.Cut(text, "/"); ok && letters(b) {
 			text, unit = a, b
+		} else if m := gluedUnit.FindStringSubmatch(text); m != nil {
+			text, unit = m[1], m[2] // "1m", "12pcs"
 		}
 		v, ok := r.cv.amount(text)
 		if !ok || strings.HasPrefix(v, "-") {

@@ -65,9 +65,10 @@ var (
 		`(?:purchase\s*)?order\s*date`, `p\s*\.?\s*o\s*\.?\s*-?\s*(?:issue\s+)?date`, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`date\s+of\s+(?:order|issue|purchase\s+order|po)`, `date\s+placed`, `issued?\s+(?:date|on)`, `date\s+issued`,
 		`creat(?:ion|ed|e)\s+date`, `document\s+date`, `bestelldatum`, `auftragsdatum`, `belegdatum`, `dokumentdatum`, `bestellung\s+vom`, `datum\s+der\s+bestellung`, `date\s+(?:de\s+)?(?:la\s+)?commande`,
-		`orderdatum`, `besteldatum`, `fecha\s+(?:del?\s+)?(?:pedido|orden|emision)`, `data\s+(?:dell?'?\s*)?ordine`,
+		`orderdatum`, `besteldatum`, `datum\s+(?:van\s+)?(?:de\s+)?bestelling`, `fecha\s+(?:del?\s+)?(?:pedido|orden|emision|documento)`, `data\s+(?:dell?'?\s*)?(?:ordine|documento)`,
+		`bestellt\s+am`, `bestellung\s+vom`, `emise?\s+le`, `date\s+d'?emission`, `date\s+du\s+document`, `documentdatum`, `ausgestellt\s+am`,
 	)
-	orderDateLabels2 = labelRE(`date`, `dated`, `datum`, `fecha`, `data`)
+	orderDateLabels2 = labelRE(`date`, `dated`, `datum`, `fecha`, `data`, `del`, `dt\.?`)
 	deliveryLabels   = labelRE(
 		`deliver(?:y|ed)?(?:\s+(?:date|by|on|required))?`, `due\s+(?:date|on)`, `(?:required|req\.?|need)(?:\s+(?:by|date|delivery\s+date|on))?`,
 		`promised\s+date`, `ship(?:ment|ping)?\s+date`, `liefer(?:datum|termin|tag)`, `wunschtermin`,
