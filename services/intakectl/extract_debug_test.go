@@ -56,3 +56,18 @@ func TestExtractMalformedNotAnOrderNever(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractGenericMalformedNotAnOrderNever: the generic reader on the
+// repaired hostile PDFs (their text prints "Invoice No 4711") says the PDF
+// could not be read, not that it is no order.
+func TestExtractGenericMalformedNotAnOrderNever(t *testing.T) {
+	t.Parallel()
+	dir := sharedDir(t, "corpus", "malformed")
+	for _, file := range []string{"bad_cyclic_pages.pdf", "bad_huge_length.pdf"} {
+		r := run(t, "extract", "--generic", "--output", "xml", filepath.Join(dir, file))
+		require.Equal(t, 3, r.code, "%s: %s", file, r.stderr)
+		require.NotContains(t, r.stderr, "not_an_order\"", file)
+		require.Contains(t, r.stderr, `"status_reason":"unknown_format"`, file)
+		require.Contains(t, r.stderr, "could not be read reliably: it is damaged", file)
+	}
+}

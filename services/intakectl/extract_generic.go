@@ -120,7 +120,9 @@ func readGenericFile(ctx context.Context, env Env, f string, eng *pdftext.Engine
 	if err != nil {
 		return genericRead{}, err
 	}
-	return genericRead{run: res.Run(), res: res, engines: in.engines, warnings: in.warnings}, nil
+	run = res.Run()
+	system.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
+	return genericRead{run: run, res: res, engines: in.engines, warnings: in.warnings}, nil
 }
 
 // printGeneric writes one file's reading and returns its exit code and,
