@@ -18,7 +18,7 @@ CI_FUZZTIME ?= 3s
 
 export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
 
-.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-processor clean chaos fuzz
+.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-generic bench-processor clean chaos fuzz
 
 build: ## build bin/ingest bin/processor bin/dispatcher bin/standalone bin/intakectl
 	@mkdir -p $(BIN)
@@ -138,6 +138,14 @@ bench: build tools
 
 bench-ingest: build tools
 	cd services/standalone && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...
+
+# make bench-generic: the template-less reader (issue 24): CPU per page on
+# the corpus POs beside the Contoso template's in the same run, and its score
+# on 1,000 generated POs (orders right, wrong, negatives delivered, per
+# layout feature). Needs ../shared and pdftotext.
+bench-generic:
+	cd pkg && go test -run '^$$' -bench 'BenchmarkRead' -benchtime 50x ./generic/
+	cd services/pogen && go run ./cmd/pogen -score -seed 10001 -n 1000
 
 bench-extract:
 	cd pkg && go test -run '^$$' -bench 'BenchmarkExtract' -benchtime 3s -timeout 20m ./pdftext/ ./template/
