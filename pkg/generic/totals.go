@@ -56,13 +56,13 @@ var netMarker = regexp.MustCompile(`\b(?:excl|excluding|exclusive|zzgl|before\s+
 func (r *reader) lastNumber(l *line, ci int, rest string) (string, Position, bool) {
 	for k := len(l.cells) - 1; k > ci; k-- {
 		c := l.cells[k]
+		if v, ok := r.cv.amount(c.text); ok { // "2 418,50", "€32 389,76"
+			return v, l.at(c.col, c.end, ""), true
+		}
 		for w := len(c.words) - 1; w >= 0; w-- {
 			if v, ok := r.cv.amount(c.words[w].text); ok {
 				return v, l.at(c.words[w].col, c.words[w].end, ""), true
 			}
-		}
-		if v, ok := r.cv.amount(c.text); ok { // "2 418,50"
-			return v, l.at(c.col, c.end, ""), true
 		}
 	}
 	if rest != "" {
@@ -137,6 +137,9 @@ func (r *reader) readTotals(tableFirst, tableEnd int) []total {
 			continue
 		}
 		if t, ok := r.totalOf(l); ok {
+			if r.underQuantity(t) {
+				t.kind = "quantity" // "Total   25,542.000" under the quantity column
+			}
 			if i < tableFirst && t.kind != "gross" {
 				// Above the table "Freight" and "Tax" are terms and ids
 				// (ship via, tax number); only a total is printed there.
@@ -147,6 +150,21 @@ func (r *reader) readTotals(tableFirst, tableEnd int) []total {
 		}
 	}
 	return out
+}
+
+// underQuantity reports whether a total's number stands under the item
+// table's quantity column, left of its money columns: a total quantity.
+func (r *reader) underQuantity(t total) bool {
+	if r.hdr == nil || t.at.Len == 0 {
+		return false
+	}
+	q, p, a := r.hdr.index(colQty), r.hdr.index(colPrice), r.hdr.index(colAmount)
+	if q < 0 || (p < 0 && a < 0) {
+		return false
+	}
+	qc := r.hdr.cols[q]
+	end := t.at.Col + t.at.Len
+	return overlaps(t.at.Col, end, qc.col, qc.end, 2) && (a < 0 || end < r.hdr.cols[a].col)
 }
 
 // sums are the printed totals by kind.
