@@ -167,7 +167,7 @@ func (r *reader) readLine(h *header, t *tableRead, l *line, i int) (end bool, er
 		t.rows = append(t.rows, rw)
 		return false, nil
 	}
-	if k := h.index(colAmount); k >= 0 && len(words[k]) > 0 {
+	if k := h.index(colAmount); k >= 0 && len(words[k]) > 0 && len(l.cells) > 1 {
 		if _, v := r.lastAmount(words[k]); v != "" {
 			return false, reject(document.ReasonCannotParseItems, "page %d line %d prints an amount under %q but no quantity the reader can read",
 				l.page, l.no+1, h.cols[k].text)
@@ -209,7 +209,7 @@ func (t *tableRead) takeLead(rw *row) {
 
 // pageFooter is a page count at the end of a line ("ACME Inc.   Page 1
 // of 2").
-var pageFooter = regexp.MustCompile(`(?i)(?:page|seite|pagina|página|pag\.?|blatt)\s*\d+\s*(?:of|/|von|de|di|sur|van)\s*\d+\s*$`)
+var pageFooter = regexp.MustCompile(`(?i)(?:page|seite|pagina|página|pag\.?|blatt|pagg?\.)\s*\d+(?:\s*(?:of|/|von|de|di|sur|van)\s*\d+|\s*\(\d+\))?\s*$`)
 
 // headerlessPage fits the table's columns to a page that goes on without
 // repeating the header: its first line with one cell per column that has

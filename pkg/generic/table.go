@@ -75,8 +75,11 @@ func splitCell(c cell) []cell {
 	}
 	for k := 1; k < len(c.words); k++ {
 		head, tail := joinWords(c.words[:k]), joinWords(c.words[k:])
-		if tk := classify(tail); tk == colPer && kind == colPrice {
-			return []cell{c} // "Price per" (unit below): one price column
+		// A trailing word that qualifies the first is not a column of its
+		// own: "Price per", "Total ligne", "Quantity Ordered", "Date de
+		// livraison".
+		if tk := classify(tail); tk == kind || tk == colPer || tk == colPos || tk == colDesc || kind == colDate {
+			return []cell{c}
 		}
 		if hk, hw := classifyMatch(head); hk == kind && hw && classify(tail) != colOther {
 			return append([]cell{cellOf(c.words[:k])}, splitCell(cellOf(c.words[k:]))...)

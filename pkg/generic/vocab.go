@@ -85,7 +85,7 @@ var (
 		`totaal\s+aantal`, `cantidad\s+total`, `quantita\s+totale`)
 	netLabels = labelRE(`sub\s*-?\s*total`, `net\s*(?:total|amount|value|order(?:\s+value)?)?`,
 		`(?:order\s+|po\s+|grand\s+)?total\s*\(?(?:net|before\s+tax|excl[a-z.]*|excluding|w/o|without)[^0-9]*`, `taxable\s+(?:amount|value)`, `merchandise\s+total`, `goods\s+(?:total|value)`, `goederenwaarde`, `warenwert`, `orderwaarde\s+excl[a-z.]*[^0-9]*`, `bestellwert\s+netto`, `valeur\s+(?:des\s+)?marchandises`,
-		`nettobetrag`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
+		`nettobetrag`, `gesamt\s*netto\s*wert`, `subtotale`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `total\s+hors\s+tax(?:es|e)?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
 	taxLabels    = labelRE(`(?:(?:zzgl|plus|incl|inkl|add|\+)[.:]?\s*)?(?:\d+(?:[.,]\d+)?\s*%\s*)?(?:(?:sales\s+)?tax(?:es)?(?:\s+amount)?|total\s+tax|vat|mwst|u\.?\s*st|tva|btw|iva|[csiu]?gst|utgst|impuesto)[^0-9]*`)
