@@ -20,8 +20,8 @@ type reader struct {
 	opts  Options
 	res   *Result
 	order *order.Order
-	// noPriceRows is set when a table with a price column may print rows
-	// without one (not yet: every row of such a table prints its price).
+	// noPriceRows is set for a table whose price column is empty on every
+	// line (a form printed with a price column the buyer leaves blank).
 	noPriceRows bool
 	// hdr is the item table's header (nil when there is none): its
 	// lines are column labels, not header fields.
@@ -306,6 +306,10 @@ func (r *reader) readItems() error {
 		return reject(document.ReasonCannotParseItems, "no item table: no header line with a quantity column and two other columns")
 	}
 	rows, end, err := r.readRows(h)
+	if err == nil && len(rows) == 0 && h.has(colPrice) && !h.has(colAmount) {
+		r.noPriceRows = true // read again: every row may leave the price blank
+		rows, end, err = r.readRows(h)
+	}
 	if err != nil {
 		return err
 	}
@@ -337,7 +341,7 @@ func (r *reader) readItems() error {
 func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 	sum, amounts, prices := new(big.Rat), 0, 0
 	for n, rw := range rows {
-		if lack := h.complete(rw); lack != "" {
+		if lack := r.complete(h, rw); lack != "" {
 			return nil, reject(document.ReasonCannotParseItems, "line %d %s", n+1, lack)
 		}
 		if err := checkRow(rw); err != nil {

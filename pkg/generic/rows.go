@@ -494,11 +494,11 @@ func letters(s string) bool {
 // complete reports what a row lacks that its table prints: a price under
 // a price column, an amount under an amount column, a number under a
 // column of unknown meaning ("" when it lacks nothing).
-func (h *header) complete(rw *row) string {
+func (r *reader) complete(h *header, rw *row) string {
 	switch {
 	case rw.unplaced != "":
 		return fmt.Sprintf("prints a number the reader cannot place under \"%s", rw.unplaced)
-	case h.has(colPrice) && rw.item.UnitPrice == "":
+	case h.has(colPrice) && rw.item.UnitPrice == "" && !r.noPriceRows:
 		return "prints no price under the price column"
 	case h.has(colAmount) && rw.item.LineAmount == "":
 		return "prints no amount under the amount column"
