@@ -13,7 +13,10 @@ import (
 type numberConv struct {
 	Decimal string
 	Group   string
-	Why     string
+	// Indian is set for lakh grouping (12,34,567.00), which a proven
+	// reading shows.
+	Indian bool
+	Why    string
 }
 
 var (
@@ -105,6 +108,9 @@ func uniform(groups string) bool {
 func (nc numberConv) numberRe() string {
 	d := regexp.QuoteMeta(nc.Decimal)
 	g := nc.groupClass()
+	if nc.Indian {
+		return `-?(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:,\d{3})+|\d+)(?:` + d + `\d+)?`
+	}
 	return `-?(?:\d{1,3}(?:` + g + `\d{3})+|\d+)(?:` + d + `\d+)?`
 }
 
@@ -133,7 +139,11 @@ type dateConv struct {
 	Format string // strptime format, "" when no numeric date was seen
 	Sep    string
 	Year   int // digits of the year
-	Why    string
+	// Pattern matches a date of Format when the format was read off a
+	// proven date (textual months, year first, …); "" for the numeric
+	// formats the samples' dates show.
+	Pattern string
+	Why     string
 }
 
 var numericDate = regexp.MustCompile(`(?:^|[^\d.,/-])(\d{1,2})([./-])(\d{1,2})([./-])(\d{4}|\d{2})(?:$|[^\d.,/-])`)
@@ -226,6 +236,9 @@ func detectDates(texts []string, nc numberConv, dollar bool) dateConv {
 // dateRe is the pattern of one date in this convention; textual and ISO
 // dates are matched too so a buyer switching format is still read.
 func (dc dateConv) dateRe() string {
+	if dc.Pattern != "" {
+		return dc.Pattern
+	}
 	if dc.Format == "%Y-%m-%d" {
 		return `\d{4}-\d{2}-\d{2}`
 	}

@@ -1,9 +1,20 @@
 // Package draft writes a first template for a new buyer from one or more
-// sample purchase orders, deterministically and offline: labels next to
-// values give the header fields, the aligned item table gives the lines
-// block, the printed numbers and dates give the decimal separator and the
-// date format. With several samples, what all share is layout (labels,
-// keywords) and what differs is a value.
+// sample purchase orders, deterministically and offline.
+//
+// When the generic reader (pkg/generic) proves every sample — its line
+// arithmetic, totals and single order number close — the draft freezes that
+// reading: the order number, dates, currency and totals are anchored on the
+// labels the reader read them under, the lines block is written from the
+// rows and columns it read, the decimal separator and date format are those
+// of the numbers and dates it read, and the keywords are the letterhead, the
+// title and those labels, never a value. The draft must then read each
+// sample back as the reader did; the report says field by field where it
+// does not. Otherwise the draft falls back to labels and column headings:
+// labels next to values give the header fields, the aligned item table gives
+// the lines block, the printed numbers and dates give the conventions.
+// Either way, party blocks and payment terms come from labels, and with
+// several samples what all share is layout (labels, keywords) and what
+// differs is a value.
 //
 //	d, err := draft.Build(ctx, []draft.Sample{{Name: "po-1.pdf", Text: text}}, draft.Options{Name: "acme"})
 //	os.WriteFile("acme.yml", d.YAML, 0o644)
@@ -11,7 +22,8 @@
 //
 // The draft is checked before it is returned: it parses as a template and
 // every field it keeps reproduces the value it was drafted from on every
-// sample (fields that do not are dropped and reported).
+// sample (fields that do not are dropped and reported); Draft.ReadsBack
+// says whether it reads the samples as the generic reader proved them.
 package draft
 
 import (
@@ -61,6 +73,9 @@ type Draft struct {
 	Template *template.Template
 	Outcomes []Outcome
 	report   []string
+	// readsBack is set when the draft is built on the generic reader's
+	// proven readings and reads every sample back as the reader did.
+	readsBack bool
 }
 
 // ErrNoSample is returned when Build gets no sample text.
@@ -74,7 +89,16 @@ type field struct {
 	// Group reduces several matches to one (a total repeated per page
 	// with different values: the last is the document's).
 	Group  string
-	Values []string // per sample, as printed
+	Values []string // per sample, as printed (canonical with Canon)
+	// Regexes are several label patterns whose matches are collected
+	// (tax lines under different labels); Regex is the first.
+	Regexes []string
+	// Canon is set for the generic reader's fields: Values are canonical
+	// (the order id, dates as YYYY-MM-DD, decimals with a point).
+	Canon bool
+	// DateFormat is the field's own date format when it differs from the
+	// template's ("" for a textual date read without one).
+	DateFormat *string
 }
 
 type builder struct {
@@ -99,6 +123,19 @@ type builder struct {
 	rule      bool
 	name      string
 	party     string
+	// letter is the letterhead kept as a keyword.
+	letter string
+	// readings are the generic reader's proven readings of the samples
+	// (nil unless it proves every sample); unproven names the samples it
+	// does not prove, with why.
+	readings []*reading
+	unproven []string
+	// readerTab is the lines block written from the reader's rows (nil
+	// with readerTableWhy when it cannot be); tableFrom says which table
+	// the draft keeps and why.
+	readerTab      *table
+	readerTableWhy string
+	tableFrom      string
 }
 
 // Build drafts a template from samples. It fails only without usable
@@ -116,17 +153,21 @@ func Build(ctx context.Context, samples []Sample, opts Options) (*Draft, error) 
 		texts = append(texts, s.Text)
 		b.lines = append(b.lines, splitLines(s.Text))
 	}
-	b.nc = detectNumbers(texts)
-	dollar := false
-	for _, t := range texts {
-		dollar = dollar || strings.Contains(t, "$") || strings.Contains(t, "USD")
+	if err := b.readSamples(ctx); err != nil {
+		return nil, err
 	}
-	b.dc = detectDates(texts, b.nc, dollar)
+	b.conventions(texts)
 	b.vt = newValueTypes(b.nc, b.dc)
 	b.findTables()
 	b.findFields()
 	b.findCurrency()
 	b.findKeywords()
+	if b.proven() {
+		b.freeze()
+		if err := b.chooseTable(ctx); err != nil {
+			return nil, err
+		}
+	}
 	b.name, b.party = opts.Name, opts.PartyID
 	if b.name == "" {
 		b.name = slug(b.issuer)
@@ -163,6 +204,20 @@ func Build(ctx context.Context, samples []Sample, opts Options) (*Draft, error) 
 	}
 	d.report = b.report(d)
 	return d, nil
+}
+
+// conventions decides the number and date conventions: from the reader's
+// reading when it proves the samples, else from the printed text.
+func (b *builder) conventions(texts []string) {
+	b.nc = detectNumbers(texts)
+	dollar := false
+	for _, t := range texts {
+		dollar = dollar || strings.Contains(t, "$") || strings.Contains(t, "USD")
+	}
+	b.dc = detectDates(texts, b.nc, dollar)
+	if b.proven() {
+		b.readerConventions()
+	}
 }
 
 // invoiceWords finds an invoice or credit note title: the word starting a
@@ -219,7 +274,7 @@ var fieldOrder = func() []string {
 			out = append(out, p+"_"+s)
 		}
 	}
-	return append(out, "total_net", "total_tax", "total_gross")
+	return append(out, "total_net", "total_tax", "total_extra_charges", "total_gross", "total_quantity")
 }()
 
 // reported are the fields the report lists even when missing; address
@@ -310,27 +365,8 @@ func (b *builder) findKeywords() {
 			values[fold(v)] = true
 		}
 	}
-	inAll := func(re string) bool {
-		r := regexp.MustCompile(re)
-		for _, s := range b.samples {
-			if !r.MatchString(s.Text) {
-				return false
-			}
-		}
-		return true
-	}
-	add := func(text, why string) {
-		re := wordStart(text) + literal(text) + wordEnd(text)
-		for _, k := range b.kw {
-			if k == re {
-				return
-			}
-		}
-		if values[fold(text)] || !inAll(re) {
-			return
-		}
-		b.kw = append(b.kw, re)
-		b.kwWhy = append(b.kwWhy, fmt.Sprintf("%q (%s)", text, why))
+	add := func(text, why string) bool {
+		return b.addKeyword(text, why, func(s string) bool { return values[fold(s)] })
 	}
 	// Letterhead: the first cell of the first lines with text that is
 	// neither the title nor a label.
@@ -348,7 +384,9 @@ func (b *builder) findKeywords() {
 		}
 		if hasLetter(c.Text) && len([]rune(c.Text)) <= 60 {
 			b.issuer = c.Text
-			add(c.Text, "letterhead")
+			if add(c.Text, "letterhead") {
+				b.letter = c.Text
+			}
 			b.letterhead(li, c)
 		}
 		break
@@ -391,6 +429,27 @@ func (b *builder) findKeywords() {
 	if b.issuer == "" && len(b.kwWhy) > 0 {
 		b.issuer = strings.Trim(strings.SplitN(b.kwWhy[0], " (", 2)[0], `"`)
 	}
+}
+
+// addKeyword keeps text as a keyword unless bad says it is a value or a
+// sample does not print it; it reports whether text is a keyword.
+func (b *builder) addKeyword(text, why string, bad func(string) bool) bool {
+	re := wordStart(text) + literal(text) + wordEnd(text)
+	if strings.TrimSpace(text) == "" || bad(text) {
+		return false
+	}
+	if slices.Contains(b.kw, re) {
+		return true
+	}
+	r := regexp.MustCompile(re)
+	for _, s := range b.samples {
+		if !r.MatchString(s.Text) {
+			return false
+		}
+	}
+	b.kw = append(b.kw, re)
+	b.kwWhy = append(b.kwWhy, fmt.Sprintf("%q (%s)", text, why))
+	return true
 }
 
 // letterhead drafts the buyer's party from the letterhead when no label
@@ -491,49 +550,26 @@ func (b *builder) yaml() []byte {
 			fmt.Fprintf(&w, "  %s:\n    parser: static\n    value: %s\n", f.Name, yamlQuote(f.Values[0]))
 			continue
 		}
-		fmt.Fprintf(&w, "  %s:\n    parser: regex\n    regex: %s\n", f.Name, yamlQuote(f.Regex))
+		if len(f.Regexes) > 1 {
+			fmt.Fprintf(&w, "  %s:\n    parser: regex\n    regex:\n", f.Name)
+			for _, re := range f.Regexes {
+				fmt.Fprintf(&w, "      - %s\n", yamlQuote(re))
+			}
+		} else {
+			fmt.Fprintf(&w, "  %s:\n    parser: regex\n    regex: %s\n", f.Name, yamlQuote(f.Regex))
+		}
 		if f.Type != "" {
 			fmt.Fprintf(&w, "    type: %s\n", f.Type)
+		}
+		if f.DateFormat != nil && *f.DateFormat != "" {
+			fmt.Fprintf(&w, "    date_formats: [%s]\n", yamlQuote(*f.DateFormat))
 		}
 		if f.Group != "" {
 			fmt.Fprintf(&w, "    group: %s\n", f.Group)
 		}
 	}
-	if t := b.table; t != nil {
-		w.WriteString("  lines:\n    parser: lines\n")
-		fmt.Fprintf(&w, "    start: %s\n    end: %s\n", yamlQuote(t.StartRe), yamlQuote(t.EndRe))
-		rows := yamlQuote(t.LineRe)
-		if len(t.AltRes) > 0 {
-			// The first pattern that matches a line is used: the main
-			// shape first, then rows with an empty cell.
-			rows = "\n      - " + rows
-			for _, a := range t.AltRes {
-				rows += "\n      - " + yamlQuote(a)
-			}
-		}
-		if t.ContRe != "" {
-			fmt.Fprintf(&w, "    first_line: %s\n    line: %s\n", rows, yamlQuote(t.ContRe))
-		} else {
-			fmt.Fprintf(&w, "    line: %s\n", rows)
-		}
-		if len(t.Types) > 0 {
-			keys := make([]string, 0, len(t.Types))
-			for k := range t.Types {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			w.WriteString("    types:\n")
-			for _, k := range keys {
-				fmt.Fprintf(&w, "      %s: %s\n", k, t.Types[k])
-			}
-		}
-	}
-	w.WriteString("options:\n")
-	fmt.Fprintf(&w, "  currency: %s\n", b.curr)
-	fmt.Fprintf(&w, "  decimal_separator: %s\n", yamlQuote(b.nc.Decimal))
-	if b.dc.Format != "" {
-		fmt.Fprintf(&w, "  date_formats:\n    - %s\n", yamlQuote(b.dc.Format))
-	}
+	writeLines(&w, b.table)
+	b.writeOptions(&w)
 	w.WriteString("docintake:\n")
 	fmt.Fprintf(&w, "  name: %s\n  party_ids: [%s]\n  document_type: order\n", yamlQuote(b.name), yamlQuote(b.party))
 	if len(b.checksOff) > 0 {
@@ -551,6 +587,53 @@ func (b *builder) yaml() []byte {
 		fmt.Fprintf(&w, "    - match: %s\n      action: reject\n      reason: not_an_order\n", yamlQuote(invoiceWords.String()))
 	}
 	return []byte(w.String())
+}
+
+// writeLines writes the lines block of table t (nothing without one).
+func writeLines(w *strings.Builder, t *table) {
+	if t == nil {
+		return
+	}
+	w.WriteString("  lines:\n    parser: lines\n")
+	fmt.Fprintf(w, "    start: %s\n    end: %s\n", yamlQuote(t.StartRe), yamlQuote(t.EndRe))
+	rows := yamlQuote(t.LineRe)
+	if len(t.AltRes) > 0 {
+		// The first pattern that matches a line is used: the main
+		// shape first, then rows of other shapes (an empty cell).
+		rows = "\n      - " + rows
+		for _, a := range t.AltRes {
+			rows += "\n      - " + yamlQuote(a)
+		}
+	}
+	if t.ContRe != "" {
+		fmt.Fprintf(w, "    first_line: %s\n    line: %s\n", rows, yamlQuote(t.ContRe))
+	} else {
+		fmt.Fprintf(w, "    line: %s\n", rows)
+	}
+	if len(t.Types) > 0 {
+		keys := make([]string, 0, len(t.Types))
+		for k := range t.Types {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.WriteString("    types:\n")
+		for _, k := range keys {
+			fmt.Fprintf(w, "      %s: %s\n", k, t.Types[k])
+		}
+	}
+}
+
+// writeOptions writes the currency (none when the generic reader finds none
+// printed) and the number and date conventions.
+func (b *builder) writeOptions(w *strings.Builder) {
+	w.WriteString("options:\n")
+	if b.curr != "" {
+		fmt.Fprintf(w, "  currency: %s\n", b.curr)
+	}
+	fmt.Fprintf(w, "  decimal_separator: %s\n", yamlQuote(b.nc.Decimal))
+	if b.dc.Format != "" {
+		fmt.Fprintf(w, "  date_formats:\n    - %s\n", yamlQuote(b.dc.Format))
+	}
 }
 
 // try writes the draft, loads it and reads every sample with it. Fields
@@ -582,13 +665,10 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 			}
 			if list, isList := v.([]any); isList && f.Group == "" {
 				// Several values (a label repeated with different
-				// values, e.g. per page): totals take the last, other
-				// fields the first, if that is the value drafted from.
-				g, pick := "first", list[0]
-				if strings.HasPrefix(f.Name, "total_") {
-					g, pick = "last", list[len(list)-1]
-				}
-				if b.same(f, pick, f.Values[k]) {
+				// values, e.g. per page, or a column heading with
+				// the label's words): the first or the last, whichever
+				// is the value drafted from; totals try the last first.
+				if g := b.pick(f, list, f.Values[k]); g != "" {
 					regroup[f.Name] = g
 					continue
 				}
@@ -626,6 +706,13 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 	if len(bad) == 0 && len(regroup) == 0 {
 		return d, retry, nil
 	}
+	b.regroup(bad, regroup)
+	return d, true, nil
+}
+
+// regroup gives fields that read several values the group that picks the
+// one drafted from, and drops the fields that do not reproduce theirs.
+func (b *builder) regroup(bad, regroup map[string]string) {
 	var kept []*field
 	for _, f := range b.fields {
 		if g, ok := regroup[f.Name]; ok && bad[f.Name] == "" {
@@ -639,11 +726,32 @@ func (b *builder) try(ctx context.Context) (*Draft, bool, error) {
 		kept = append(kept, f)
 	}
 	b.fields = kept
-	return d, true, nil
+}
+
+// pick says which of several values is the one drafted from: "first",
+// "last" (totals are tried last first), or "" for neither.
+func (b *builder) pick(f *field, list []any, want string) string {
+	ends := []string{"first", "last"}
+	if strings.HasPrefix(f.Name, "total_") {
+		ends = []string{"last", "first"}
+	}
+	for _, g := range ends {
+		v := list[0]
+		if g == "last" {
+			v = list[len(list)-1]
+		}
+		if b.same(f, v, want) {
+			return g
+		}
+	}
+	return ""
 }
 
 // same compares an extracted value with the value printed in the sample.
 func (b *builder) same(f *field, got any, printed string) bool {
+	if f.Canon {
+		return sameCanonical(got, printed)
+	}
 	switch x := got.(type) {
 	case order.Date:
 		want, err := template.ParseDate(printed, b.dateFormats(), nil)
@@ -680,6 +788,8 @@ func (b *builder) report(d *Draft) []string {
 	var r []string
 	add := func(format string, args ...any) { r = append(r, fmt.Sprintf(format, args...)) }
 	add("draft %s (party id %s) from %d sample(s)", b.name, b.party, len(b.samples))
+	reading, back, ok := b.readerReport(d)
+	add("%s", reading)
 	add("keywords:")
 	if len(b.kwWhy) == 0 {
 		add("  none found: add text every order of this buyer prints")
@@ -695,7 +805,7 @@ func (b *builder) report(d *Draft) []string {
 	for _, n := range fieldOrder {
 		if f := byName[n]; f != nil {
 			add("  %-15s found   label %q, value %s: %s", n, f.Label, f.How, strings.Join(quoteAll(f.Values), ", "))
-		} else if reported[n] || strings.Contains(b.notes[n], "dropped") {
+		} else if reported[n] || strings.Contains(b.notes[n], "dropped") || strings.Contains(b.notes[n], "generic reader") {
 			add("  %-15s missing (%s)", n, b.notes[n])
 		}
 	}
@@ -704,16 +814,55 @@ func (b *builder) report(d *Draft) []string {
 			add("check %s switched off: it fails on %s", c, why)
 		}
 	}
+	r = append(r, b.tableReport()...)
+	add("numbers: decimal separator %q — %s", b.nc.Decimal, b.nc.Why)
+	if b.dc.Format != "" {
+		add("dates: %s — %s", b.dc.Format, b.dc.Why)
+	} else {
+		add("dates: no format — %s", b.dc.Why)
+	}
+	add("currency: %s — %s", orNone(b.curr), b.currWhy)
+	add("samples read with the draft:")
+	for _, o := range d.Outcomes {
+		items := 0
+		if o.Order != nil {
+			items = len(o.Order.Items)
+		}
+		s := fmt.Sprintf("  %s: %s, %d items", o.Sample, o.Status, items)
+		if o.Detail != "" {
+			s += " (" + o.Detail + ")"
+		}
+		add("%s", s)
+	}
+	d.readsBack = ok
+	return append(r, back...)
+}
+
+// tableReport describes the item table: where its lines block comes
+// from, its columns, the rows it reads and what it may not read.
+func (b *builder) tableReport() []string {
+	var r []string
+	add := func(format string, args ...any) { r = append(r, fmt.Sprintf(format, args...)) }
 	add("item table:")
+	if b.readerTableWhy != "" {
+		add("  NOT EXPRESSED from the generic reader's rows: %s", b.readerTableWhy)
+	}
 	if t := b.table; t == nil {
 		add("  not found: no line names a quantity column and two other known columns with rows under it")
 	} else {
+		if b.tableFrom != "" {
+			add("  lines block: %s", b.tableFrom)
+		}
 		add("  header line %d: %q", t.HeaderLine+1, strings.TrimSpace(t.Header))
 		for _, c := range t.describe() {
 			add("    column %s", c)
 		}
 		add("  %d rows in %s", len(t.Rows), b.samples[0].Name)
 		for _, a := range t.Alt {
+			if a.Missing < 0 {
+				add("  %d rows of another shape, read by a pattern of their own", len(a.Rows))
+				continue
+			}
 			add("  %d rows with an empty %q cell, read by a pattern of their own", len(a.Rows), t.Columns[a.Missing].Text)
 		}
 		if t.ContRe != "" {
@@ -730,25 +879,6 @@ func (b *builder) report(d *Draft) []string {
 		} else if n > 0 {
 			add("  line amounts = quantity × price ÷ price basis on all %d rows", n)
 		}
-	}
-	add("numbers: decimal separator %q — %s", b.nc.Decimal, b.nc.Why)
-	if b.dc.Format != "" {
-		add("dates: %s — %s", b.dc.Format, b.dc.Why)
-	} else {
-		add("dates: no format — %s", b.dc.Why)
-	}
-	add("currency: %s — %s", b.curr, b.currWhy)
-	add("samples read with the draft:")
-	for _, o := range d.Outcomes {
-		items := 0
-		if o.Order != nil {
-			items = len(o.Order.Items)
-		}
-		s := fmt.Sprintf("  %s: %s, %d items", o.Sample, o.Status, items)
-		if o.Detail != "" {
-			s += " (" + o.Detail + ")"
-		}
-		add("%s", s)
 	}
 	return r
 }

@@ -160,8 +160,8 @@ func TestDraftUSLayout(t *testing.T) {
 		{"D-4004", "O-ring 25x3", "10", "EA", "1.00", "10.00"},
 	}, items(o))
 	r := report(t, d)
-	require.Contains(t, r, `order_id        found   label "PO No.", value same line: "4500-1234"`)
-	require.Contains(t, r, `dates: %m/%d/%Y — every date is ambiguous`)
+	require.Contains(t, r, `order_id        found   label "PO No.:", value same line (generic reader): "4500-1234"`)
+	require.Contains(t, r, `dates: %m/%d/%Y — as the generic reader read the order date; every date is ambiguous`)
 	require.Contains(t, r, `wrapped descriptions: 1 continuation lines`)
 	require.Contains(t, r, `column "UOM" → unit`)
 
@@ -196,7 +196,7 @@ func TestDraftGermanLayoutValuesBelowLabels(t *testing.T) {
 	}, items(o))
 	require.Equal(t, []string{"1", "2"}, []string{o.Items[0].Position, o.Items[1].Position})
 	r := report(t, d)
-	require.Contains(t, r, `order_id        found   label "Bestell-Nr.", value below: "B-778812"`)
+	require.Contains(t, r, `order_id        found   label "Bestell-Nr.", value below (generic reader): "B-778812"`)
 	require.Contains(t, r, `numbers: decimal separator ","`)
 	require.Contains(t, r, `thousands grouped with "."`)
 	require.Contains(t, r, `dates: %d.%m.%Y`)
@@ -292,12 +292,9 @@ func party(o *order.Order, r order.Role) order.Party {
 	return p
 }
 
-// Rows with an empty cell get a pattern of their own; what the draft cannot
-// read is in the report: a row with two empty cells and line amounts that
-// are not quantity × price (a discount column it does not know).
-func TestDraftReportsWhatItCannotRead(t *testing.T) {
-	t.Parallel()
-	text := `Acme Handel GmbH                                Bestellung
+// rabattOrder has rows with empty cells (no unit; no unit and no
+// description) and a discount column (Rabatt): 10 × 1,00 less 10 % = 9,00.
+const rabattOrder = `Acme Handel GmbH                                Bestellung
                                                 Bestellnummer: 4711
                                                 Datum: 03.02.2025
 Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
@@ -307,12 +304,40 @@ Pos  Menge  ME    Bezeichnung                   Preis   Rabatt     Betrag
 4        2                                       3,00        0       6,00
                                                  Gesamtbetrag       31,00
 `
+
+// The generic reader proves the order (it knows the discount column), so
+// the draft reads every row with the discount: rows of another shape get
+// patterns of their own.
+func TestDraftReadsRowsTheReaderReads(t *testing.T) {
+	t.Parallel()
+	d := build(t, rabattOrder)
+	require.True(t, d.ReadsBack(), report(t, d))
+	o := read(t, d, rabattOrder)
+	require.Equal(t, []item{{"", "Schraube M8", "10", "Stk", "1.00", "9.00"}, {"", "Mutter M8", "5", "", "2.00", "10.00"},
+		{"", "Scheibe 8,4", "4", "Stk", "1.50", "6.00"}, {"", "", "2", "", "3.00", "6.00"}}, items(o))
+	require.Equal(t, "10", o.Items[0].DiscountPercent)
+	require.Equal(t, "31.00", o.Totals.GrossAmount)
+	r := report(t, d)
+	require.Contains(t, r, `column "Rabatt" → discount_percent`)
+	require.Contains(t, r, "read back: a.pdf as the generic reader read it (order id, dates, currency, totals, 4 items)")
+}
+
+// Rows with an empty cell get a pattern of their own; what the draft cannot
+// read is in the report: a row with two empty cells and line amounts that
+// are not quantity × price (a discount column it does not know). The total
+// printed is not the rows' sum, so the generic reader does not prove the
+// order and the draft is made from labels and column headings.
+func TestDraftReportsWhatItCannotRead(t *testing.T) {
+	t.Parallel()
+	text := strings.Replace(rabattOrder, "Gesamtbetrag       31,00", "Gesamtbetrag       32,00", 1)
 	d := build(t, text)
+	require.False(t, d.ReadsBack())
 	r := report(t, d)
 	require.Contains(t, r, `1 rows with an empty "ME" cell, read by a pattern of their own`)
 	require.Contains(t, r, `NOT READ: line 8 "4        2                                       3,00        0       6,00"`)
 	require.Contains(t, r, "CHECK: on 1 of 2 rows the line amount is not quantity × price ÷ price basis")
 	require.Contains(t, r, `column "Rabatt" → (not kept)`)
+	require.Regexp(t, `reading: the generic reader does not prove a\.pdf \(.*32\.00.*\); drafted from labels and column headings instead`, r)
 	// The discount column is not read, so the checks refuse the order
 	// rather than deliver 10 × 1.00 as 9.00 silently.
 	o, out := readOutcome(t, d, text)

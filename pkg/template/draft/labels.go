@@ -164,7 +164,7 @@ var columnTerms = map[role][]string{
 	rolePrice: {"Unit Price", "Price", "Net Price", "Unit Net Price", "Nettopreis", "Preis/Einheit", "Einzelpr.", "Price/Unit", "Unit Cost", "Rate", "Preis", "Einzelpreis", "Preis/PE", "Preis/ME", "Stückpreis", "E-Preis",
 		"Prix", "Prix unit.", "Prix unit. HT", "Prix unitaire", "Prix unitaire HT", "P.U.", "PU HT", "Prijs", "Stukprijs", "Eenheidsprijs",
 		"Precio", "Prezzo"},
-	roleBasis: {"Per", "PE", "Preiseinheit", "Price Unit", "Basis", "Pro", "Par"},
+	roleBasis: {"Per", "PE", "Preiseinheit", "Price Unit", "Basis", "Pro", "Par", "Charge base Qty", "Price Basis"},
 	roleAmount: {"Amount", "Total", "Line Total", "Total Price", "Line Amount", "Ext. Amount", "Positionswert", "Nettowert", "Montant total", "Extended", "Ext. Price", "Extended Price", "Net Amount", "Value", "Betrag", "Gesamt",
 		"Gesamtpreis", "Wert", "Summe", "Montant", "Montant HT", "Total HT", "Bedrag", "Totaal", "Importe", "Importo"},
 	roleDate: {"Delivery Date", "Delivery", "Wunschtermin", "Requested Date", "Need By", "Req. Date", "Date", "Due Date", "Ship Date", "Liefertermin", "Lieferdatum", "Termin",

@@ -23,6 +23,10 @@ type column struct {
 type part struct {
 	Role role
 	Text string
+	// Glue is printed between the previous part and this one instead of
+	// blanks when Glued: "/" of "450/EA", "" of "2m".
+	Glue  string
+	Glued bool
 }
 
 // rowParse is one table row split into columns: Parts[i] holds the values
@@ -35,6 +39,9 @@ type rowParse struct {
 	// of the description.
 	DescStart, DescEnd, RightStart int
 	Currency                       bool // currency signs or codes next to its numbers
+	// Indent is the column of the row's first value when the row is read
+	// from a proven reading (0: not known).
+	Indent int
 }
 
 // altShape is the rows of a table that miss the value of one column.
@@ -76,6 +83,16 @@ func splitWords(s string) []string { return strings.Fields(s) }
 // parseHeader recognises column terms on a line; it returns nil unless the
 // line names a quantity column and at least two other known columns.
 func parseHeader(line string) []column {
+	cols, known := headerTerms(line)
+	if !known[roleQty] || len(known) < 3 {
+		return nil
+	}
+	return mergeHeader(cols)
+}
+
+// headerTerms are a line's words as columns: the column terms it names
+// (longest first), each other word a column of its own.
+func headerTerms(line string) ([]column, map[role]bool) {
 	toks := tokens(line)
 	var cols []column
 	known := map[role]bool{}
@@ -110,9 +127,12 @@ func parseHeader(line string) []column {
 		}
 		i += matched
 	}
-	if !known[roleQty] || len(known) < 3 {
-		return nil
-	}
+	return cols, known
+}
+
+// mergeHeader joins words to the terms they belong to and keeps one
+// column per role.
+func mergeHeader(cols []column) []column {
 	// An unknown word one space before or after a known term belongs to it
 	// ("Req. Date", "Prix unit. HT").
 	merged := make([]column, 0, len(cols))
@@ -156,12 +176,16 @@ func parseHeader(line string) []column {
 type valueTypes struct {
 	num  *regexp.Regexp
 	date *regexp.Regexp
-	nc   numberConv
-	dc   dateConv
+	// glued is a number with a unit or a price basis glued to it ("2m",
+	// "450/EA", "3,00/100").
+	glued *regexp.Regexp
+	nc    numberConv
+	dc    dateConv
 }
 
 func newValueTypes(nc numberConv, dc dateConv) valueTypes {
-	return valueTypes{num: nc.numberTok(), date: regexp.MustCompile(`^(?:` + dc.dateRe() + `)$`), nc: nc, dc: dc}
+	return valueTypes{num: nc.numberTok(), date: regexp.MustCompile(`^(?:` + dc.dateRe() + `)$`),
+		glued: regexp.MustCompile(`^(` + nc.numberRe() + `)(?:(/)(\S+)|()(\pL\S*))$`), nc: nc, dc: dc}
 }
 
 func isUnitWord(s string) bool {
@@ -189,8 +213,8 @@ func (vt valueTypes) fits(r role, s string) bool {
 
 var (
 	groupHead = regexp.MustCompile(`^-?\d{1,3}(?: \d{3})*$`)
-	curToken  = regexp.MustCompile(`^(?:[$€£]|EUR|USD|CHF|GBP)$`)
-	curAffix  = regexp.MustCompile(`^[$€£]|[$€£]$`)
+	curToken  = regexp.MustCompile(`^(?:[$€£₹]|EUR|USD|CHF|GBP|INR|Rs\.?)$`)
+	curAffix  = regexp.MustCompile(`^(?:[$€£₹]|Rs\.)|[$€£₹]$`)
 )
 
 // rowTokens are a line's tokens with space-grouped numbers ("2 400",
@@ -204,7 +228,8 @@ func (vt valueTypes) rowTokens(line string) (out []token, cur bool) {
 		tail = regexp.MustCompile(`^\d{3}(?:` + regexp.QuoteMeta(vt.nc.Decimal) + `\d+)?$`)
 	}
 	for i, t := range toks {
-		if stripped := curAffix.ReplaceAllString(t.Text, ""); stripped != t.Text && vt.num.MatchString(stripped) {
+		// "$12.50", "12,50€", "£25.0000/100" (a price per 100).
+		if stripped := curAffix.ReplaceAllString(t.Text, ""); stripped != t.Text && vt.num.MatchString(strings.SplitN(stripped, "/", 2)[0]) {
 			t.Text, cur = stripped, true
 		}
 		if curToken.MatchString(t.Text) && (i+1 < len(toks) && vt.num.MatchString(toks[i+1].Text) ||
@@ -241,10 +266,10 @@ func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, b
 		// A value left of the description starts before the next
 		// column's header: with an empty cell the next value would
 		// shift into this column.
-		if toks[i].Start >= cols[ci+1].Start-1 {
+		if ci+1 < len(cols) && toks[i].Start >= cols[ci+1].Start-1 {
 			return rp, false
 		}
-		rp.Parts[ci] = []part{{c.Role, toks[i].Text}}
+		rp.Parts[ci] = []part{{Role: c.Role, Text: toks[i].Text}}
 		i++
 	}
 	j := len(toks)
@@ -267,18 +292,18 @@ func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, b
 		switch {
 		case vt.fits(c.Role, t):
 			if c.Role == roleTax && t == "%" && j-2 >= i {
-				rp.Parts[ci] = []part{{c.Role, toks[j-2].Text + " %"}}
+				rp.Parts[ci] = []part{{Role: c.Role, Text: toks[j-2].Text + " %"}}
 				j -= 2
 				continue
 			}
-			rp.Parts[ci] = []part{{c.Role, t}}
+			rp.Parts[ci] = []part{{Role: c.Role, Text: t}}
 			j--
 		case (c.Role == roleQty || c.Role == rolePrice || c.Role == roleAmount) && isUnitWord(t) && j-2 >= i && vt.fits(c.Role, toks[j-2].Text):
 			sub := roleOther
 			if c.Role == roleQty && !hasUnitCol {
 				sub = roleUnit
 			}
-			rp.Parts[ci] = []part{{c.Role, toks[j-2].Text}, {sub, t}}
+			rp.Parts[ci] = []part{{Role: c.Role, Text: toks[j-2].Text}, {Role: sub, Text: t}}
 			j -= 2
 		default:
 			return rp, false
@@ -293,7 +318,7 @@ func (vt valueTypes) parseRow(cols []column, desc int, line string) (rowParse, b
 			words = append(words, t.Text)
 		}
 		rp.Desc = strings.Join(words, " ")
-		rp.Parts[desc] = []part{{roleDesc, rp.Desc}}
+		rp.Parts[desc] = []part{{Role: roleDesc, Text: rp.Desc}}
 		rp.DescStart, rp.DescEnd = toks[i].Start, toks[j-1].End
 		if j < len(toks) {
 			rp.RightStart = toks[j].Start
@@ -543,6 +568,8 @@ func (vt valueTypes) patternFor(r role, values []string) string {
 		return vt.dc.dateRe()
 	case roleTax:
 		return `\d+(?:[.,]\d+)?(?:[ \t]*%)?`
+	case roleDisc:
+		return vt.nc.numberRe() + `(?:[ \t]*%)?`
 	case roleEAN:
 		return `\d{8,14}`
 	case rolePosition:
@@ -583,10 +610,14 @@ func (t *table) rowRegex(parsed []rowParse, vt valueTypes) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(`^[ \t|]*`)
+	b.WriteString(indentPattern(parsed))
+	named := map[role]bool{} // a group name once per pattern (Python's re)
 	for ci, ps := range parsed[0].Parts {
 		for pi, p := range ps {
-			if ci > 0 || pi > 0 {
+			switch {
+			case p.Glued:
+				b.WriteString(regexp.QuoteMeta(p.Glue))
+			case ci > 0 || pi > 0:
 				b.WriteString(`[ \t|]+`)
 			}
 			if p.Role == roleDesc {
@@ -594,14 +625,15 @@ func (t *table) rowRegex(parsed []rowParse, vt valueTypes) string {
 				continue
 			}
 			pat := vt.patternFor(p.Role, vals[[2]int{ci, pi}])
-			if p.Role == roleOther {
+			if p.Role == roleOther || named[p.Role] {
 				b.WriteString(`(?:` + pat + `)`)
 				continue
 			}
 			pre, post := "", ""
 			if currency && (p.Role == rolePrice || p.Role == roleAmount) {
-				pre, post = `(?:(?:[$€£]|EUR|USD|CHF|GBP)[ \t]?)?`, `(?:[ \t]?(?:[$€£]|EUR|USD|CHF|GBP))?`
+				pre, post = `(?:(?:[$€£₹]|EUR|USD|CHF|GBP|INR|Rs\.?)[ \t]?)?`, `(?:[ \t]?(?:[$€£₹]|EUR|USD|CHF|GBP|INR))?`
 			}
+			named[p.Role] = true
 			b.WriteString(pre + `(?P<` + string(p.Role) + `>` + pat + `)` + post)
 			switch p.Role {
 			case roleQty, rolePrice, roleAmount, roleBasis:
@@ -613,6 +645,21 @@ func (t *table) rowRegex(parsed []rowParse, vt valueTypes) string {
 	}
 	b.WriteString(`[ \t|]*$`)
 	return b.String()
+}
+
+// indentPattern starts a row: where rows print their first value far
+// right (an item's numbers under its description line), no less than three
+// quarters of that indent, so that a description line with numbers in it
+// is not read as a row.
+func indentPattern(parsed []rowParse) string {
+	m := 1 << 30
+	for _, rp := range parsed {
+		m = min(m, rp.Indent)
+	}
+	if m < 8 {
+		return `^[ \t|]*`
+	}
+	return fmt.Sprintf(`^[ \t|]{%d,}`, m*3/4)
 }
 
 // endRe chooses the end of the table: the totals label after it, else the
@@ -734,8 +781,8 @@ func (t *table) arithmetic(nc numberConv) (bad, checked int) {
 		for _, ps := range rp.Parts {
 			for _, p := range ps {
 				switch p.Role {
-				case roleQty, rolePrice, roleAmount, roleBasis:
-					f, err := template.ParseNumber(p.Text, nc.Decimal)
+				case roleQty, rolePrice, roleAmount, roleBasis, roleDisc:
+					f, err := template.ParseNumber(strings.TrimSpace(strings.TrimSuffix(p.Text, "%")), nc.Decimal)
 					if err != nil {
 						return bad, checked
 					}
@@ -750,7 +797,7 @@ func (t *table) arithmetic(nc numberConv) (bad, checked int) {
 			continue
 		}
 		checked++
-		if math.Abs(q*p/v[roleBasis]-a) > 0.011 {
+		if math.Abs(q*p/v[roleBasis]*(1-v[roleDisc]/100)-a) > 0.011 {
 			bad++
 		}
 	}
