@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,3 +189,25 @@ func rat(s string) string {
 // fmtFloat is the exact value of a truth JSON number as printed (its
 // shortest decimal form).
 func fmtFloat(f float64) string { return rat(strconv.FormatFloat(f, 'f', -1, 64)) }
+
+// TestDeterministic reads every synthetic PO many times: the same text
+// always gives the same reading (no map order leaks into it).
+func TestDeterministic(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(templatetest.SharedDir(t), "corpus", "synthetic", "*.pdf"))
+	for _, f := range files {
+		text := templatetest.PDFText(t, f)
+		first, err := generic.Read(context.Background(), text, generic.Options{Debug: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			again, err := generic.Read(context.Background(), text, generic.Options{Debug: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(first, again) {
+				t.Fatalf("%s: two readings of the same text differ", filepath.Base(f))
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -233,6 +234,7 @@ func keys(m map[string]Position) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -349,8 +351,10 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 		}
 		rw.item.Description = strings.Join(nonEmpty(rw.desc), " ")
 		r.order.Items = append(r.order.Items, rw.item)
-		for f, at := range rw.at {
-			r.keep(fmt.Sprintf("items[%d].%s", n, f), fieldValue(rw.item, f), at)
+		for _, f := range itemFields {
+			if at, ok := rw.at[f]; ok {
+				r.keep(fmt.Sprintf("items[%d].%s", n, f), fieldValue(rw.item, f), at)
+			}
 		}
 		if a := rat(rw.item.LineAmount); a != nil {
 			sum.Add(sum, a)
@@ -388,6 +392,10 @@ func priceSum(rows []*row) *big.Rat {
 	}
 	return s
 }
+
+// itemFields are the item values the reader keeps with their positions,
+// in the order Result.Fields lists them.
+var itemFields = []string{"quantity", "unit_price", "line_amount", "discount_percent"}
 
 func fieldValue(it order.Item, f string) string {
 	switch f {
@@ -500,9 +508,9 @@ func (r *reader) underAmounts(l *line, amountEnd int) bool {
 // keepTotals records the totals' positions.
 func (r *reader) keepTotals() {
 	t := r.order.Totals
-	for name, v := range map[string]string{"net_total": t.NetAmount, "tax_total": t.TaxAmount, "gross_total": t.GrossAmount} {
-		if v != "" {
-			r.keep(name, v, Position{})
+	for _, f := range [][2]string{{"net_total", t.NetAmount}, {"tax_total", t.TaxAmount}, {"gross_total", t.GrossAmount}} {
+		if f[1] != "" {
+			r.keep(f[0], f[1], Position{})
 		}
 	}
 }

@@ -237,7 +237,8 @@ func (r *reader) headerlessPage(h *header, from int) *header {
 func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word, noPos bool) *row {
 	rw := &row{at: map[string]Position{}, first: i}
 	var qtyWord *word
-	for k, ws := range words {
+	for _, k := range columnsInOrder(words) {
+		ws := words[k]
 		if k < 0 {
 			continue
 		}
@@ -258,7 +259,9 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word, noPos bo
 		case colPrice:
 			if w, v, basis := r.priceOf(ws); v != "" {
 				rw.item.UnitPrice, rw.prices = v, true
-				rw.item.PriceBasisQuantity = basis
+				if basis != "" { // "4,250.00/1,000"; else a basis column may say
+					rw.item.PriceBasisQuantity = basis
+				}
 				rw.at["unit_price"] = l.at(w.col, w.end, c.text)
 			}
 		case colAmount:
@@ -309,7 +312,8 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word, noPos bo
 // describe fills the row's position, article and description from the
 // text columns.
 func (r *reader) describe(h *header, rw *row, words map[int][]word) {
-	for k, ws := range words {
+	for _, k := range columnsInOrder(words) {
+		ws := words[k]
 		text := joinWords(ws)
 		if k < 0 {
 			rw.desc = append(rw.desc, text)
@@ -387,6 +391,17 @@ func (r *reader) numbers(ws []word) int {
 		}
 	}
 	return n
+}
+
+// columnsInOrder returns the keys of a line's columns left to right (-1,
+// words under no column, first), so a reading never depends on map order.
+func columnsInOrder(words map[int][]word) []int {
+	keys := make([]int, 0, len(words))
+	for k := range words {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
 }
 
 // byDistance orders a column's words by their distance from the header
