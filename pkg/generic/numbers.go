@@ -166,8 +166,3 @@ func closeTo(a, b *big.Rat, tol *big.Rat) bool {
 	d := new(big.Rat).Sub(a, b)
 	return d.Abs(d).Cmp(tol) <= 0
 }
-
-// decimalString renders r with the given number of decimals.
-func decimalString(r *big.Rat, places int) string {
-	return r.FloatString(places)
-}
