@@ -149,18 +149,6 @@ func (cv conv) amount(s string) (string, bool) {
 	return v, true
 }
 
-// rat turns a canonical decimal into a rational (nil for "").
-func rat(s string) *big.Rat {
-	if s == "" {
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return nil
-	}
-	return r
-}
-
 // close reports whether a and b differ by at most tol.
 func closeTo(a, b *big.Rat, tol *big.Rat) bool {
 	d := new(big.Rat).Sub(a, b)

@@ -356,7 +356,7 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 				r.keep(fmt.Sprintf("items[%d].%s", n, f), fieldValue(rw.item, f), at)
 			}
 		}
-		if a := rat(rw.item.LineAmount); a != nil {
+		if a := order.Rat(rw.item.LineAmount); a != nil {
 			sum.Add(sum, a)
 			amounts++
 		}
@@ -386,7 +386,7 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 func priceSum(rows []*row) *big.Rat {
 	s := new(big.Rat)
 	for _, rw := range rows {
-		v := lineValue(rat(rw.item.Quantity), rat(rw.item.UnitPrice), rat(rw.item.PriceBasisQuantity), rat(rw.item.DiscountPercent))
+		v := lineValue(order.Rat(rw.item.Quantity), order.Rat(rw.item.UnitPrice), order.Rat(rw.item.PriceBasisQuantity), order.Rat(rw.item.DiscountPercent))
 		c, _ := new(big.Rat).SetString(v.FloatString(2))
 		s.Add(s, c)
 	}

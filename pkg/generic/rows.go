@@ -526,7 +526,7 @@ func (r *reader) complete(h *header, rw *row) string {
 // closes only per 100 or per 1,000 gets that basis.
 func checkRow(rw *row) error {
 	it := &rw.item
-	q, p, a := rat(it.Quantity), rat(it.UnitPrice), rat(it.LineAmount)
+	q, p, a := order.Rat(it.Quantity), order.Rat(it.UnitPrice), order.Rat(it.LineAmount)
 	if q == nil || p == nil || a == nil {
 		return nil
 	}
@@ -536,7 +536,7 @@ func checkRow(rw *row) error {
 		bases = []string{"", "100", "1000"}
 	}
 	for _, b := range bases {
-		if closeTo(lineValue(q, p, rat(b), rat(it.DiscountPercent)), a, tol) {
+		if closeTo(lineValue(q, p, order.Rat(b), order.Rat(it.DiscountPercent)), a, tol) {
 			it.PriceBasisQuantity = b
 			return nil
 		}

@@ -177,7 +177,7 @@ type sums struct {
 func group(ts []total) sums {
 	s := sums{tax: new(big.Rat), charges: new(big.Rat)}
 	for _, t := range ts {
-		v := rat(t.value)
+		v := order.Rat(t.value)
 		switch t.kind {
 		case "net":
 			s.net = append(s.net, t)
@@ -203,7 +203,7 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 	s := group(ts)
 	tol := big.NewRat(1, 100)
 	for _, q := range s.qty {
-		if sum := qtySum(o); !closeTo(sum, rat(q.value), tol) {
+		if sum := qtySum(o); !closeTo(sum, order.Rat(q.value), tol) {
 			return fmt.Errorf("the quantities add up to %s, the document's total quantity is %s", sum.FloatString(3), q.value)
 		}
 		o.Totals.Quantity = q.value
@@ -219,14 +219,14 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 	}
 	net := matching(s.net, lines, tol)
 	for _, n := range s.net {
-		if !closeTo(rat(n.value), lines, tol) {
+		if !closeTo(order.Rat(n.value), lines, tol) {
 			return fmt.Errorf("the lines add up to %s, the document's net total is %s", lines.FloatString(2), n.value)
 		}
 	}
 	base := lines
 	if net != nil {
 		o.Totals.NetAmount = net.value
-		base = rat(net.value)
+		base = order.Rat(net.value)
 	}
 	if len(s.gross) == 0 {
 		if len(s.taxAt)+len(s.chAt) > 0 {
@@ -240,14 +240,14 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 	// total row and must be the lines' sum (or the same total again).
 	final := s.gross[len(s.gross)-1]
 	for _, g := range s.gross[:len(s.gross)-1] {
-		if v := rat(g.value); !closeTo(v, lines, tol) && !closeTo(v, rat(final.value), tol) {
+		if v := order.Rat(g.value); !closeTo(v, lines, tol) && !closeTo(v, order.Rat(final.value), tol) {
 			return fmt.Errorf("the document prints a total %s that is neither the lines' sum %s nor its final total %s", g.value, lines.FloatString(2), final.value)
 		}
 	}
 	for _, c := range [][2]*big.Rat{{s.tax, s.charges}, {s.tax, new(big.Rat)}, {new(big.Rat), s.charges}, {new(big.Rat), new(big.Rat)}} {
 		want := new(big.Rat).Add(base, c[0])
 		want.Add(want, c[1])
-		if !closeTo(want, rat(final.value), tol) {
+		if !closeTo(want, order.Rat(final.value), tol) {
 			continue
 		}
 		if c[0].Sign() == 0 && c[1].Sign() == 0 && s.tax.Sign() != 0 {
@@ -272,7 +272,7 @@ func closeTotals(o *order.Order, lines *big.Rat, priced bool, ts []total) error 
 // matching is the first printed total equal to want.
 func matching(ts []total, want, tol *big.Rat) *total {
 	for i := range ts {
-		if closeTo(rat(ts[i].value), want, tol) {
+		if closeTo(order.Rat(ts[i].value), want, tol) {
 			return &ts[i]
 		}
 	}
@@ -282,7 +282,7 @@ func matching(ts []total, want, tol *big.Rat) *total {
 func qtySum(o *order.Order) *big.Rat {
 	s := new(big.Rat)
 	for _, it := range o.Items {
-		if q := rat(it.Quantity); q != nil {
+		if q := order.Rat(it.Quantity); q != nil {
 			s.Add(s, q)
 		}
 	}

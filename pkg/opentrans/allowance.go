@@ -150,7 +150,7 @@ func allowValue(vs []string, sign string) (string, bool) {
 // perPriceAmount is a line's discount amount per price unit: amount ×
 // price basis ÷ quantity, when that is an exact decimal the schema takes.
 func perPriceAmount(amount, qty, basis string) (string, bool) {
-	a, q := ratOf(amount), ratOf(qty)
+	a, q := order.Rat(amount), order.Rat(qty)
 	if a == nil || q == nil || q.Sign() == 0 {
 		return "", false
 	}
@@ -161,7 +161,7 @@ func perPriceAmount(amount, qty, basis string) (string, bool) {
 // lineDiscount is the inverse of perPriceAmount: the line's amount for an
 // amount per price unit.
 func lineDiscount(perPrice, qty, basis string) (string, bool) {
-	m, q := ratOf(perPrice), ratOf(qty)
+	m, q := order.Rat(perPrice), order.Rat(qty)
 	if m == nil || q == nil {
 		return "", false
 	}
@@ -171,7 +171,7 @@ func lineDiscount(perPrice, qty, basis string) (string, bool) {
 
 // basisOf is the price basis quantity; none (or 0) is 1.
 func basisOf(basis string) *big.Rat {
-	if b := ratOf(basis); b != nil && b.Sign() != 0 {
+	if b := order.Rat(basis); b != nil && b.Sign() != 0 {
 		return b
 	}
 	return big.NewRat(1, 1)
@@ -204,22 +204,11 @@ func exactDecimal(r *big.Rat) (string, bool) {
 // sameDecimal reports whether two decimals are equal in value (both ""
 // counts as equal).
 func sameDecimal(a, b string) bool {
-	ra, rb := ratOf(a), ratOf(b)
+	ra, rb := order.Rat(a), order.Rat(b)
 	if ra == nil || rb == nil {
 		return a == b
 	}
 	return ra.Cmp(rb) == 0
-}
-
-func ratOf(s string) *big.Rat {
-	if s == "" {
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return nil
-	}
-	return r
 }
 
 func isZero(v string) bool { return v != "" && strings.Trim(v, "-0.") == "" }

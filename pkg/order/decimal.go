@@ -1,6 +1,9 @@
 package order
 
-import "strings"
+import (
+	"math/big"
+	"strings"
+)
 
 // CanonicalDecimal turns a decimal as written ("+0012.50", "-.5", "7.") into
 // the model's canonical form ("12.50", "-0.5", "7"): no '+', no leading zeros,
@@ -37,4 +40,17 @@ func CanonicalDecimal(s string) (string, bool) {
 		out = "-" + out
 	}
 	return out, true
+}
+
+// Rat is the exact value of a canonical decimal (nil when s is empty or not
+// a number), for the arithmetic checks that must not round through a float.
+func Rat(s string) *big.Rat {
+	if s == "" {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil
+	}
+	return r
 }

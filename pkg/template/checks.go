@@ -86,7 +86,7 @@ type checker struct {
 // compare records whether got (computed as how says) is within tol of the
 // printed value.
 func (k *checker) compare(check string, got *big.Rat, how, printedName, printed string, tol *big.Rat) {
-	d := new(big.Rat).Sub(got, ratOf(printed))
+	d := new(big.Rat).Sub(got, order.Rat(printed))
 	d.Abs(d)
 	ok := d.Cmp(tol) <= 0
 	line := fmt.Sprintf("%s = %s, printed %s %s", how, dec(got), printedName, printed)
@@ -101,7 +101,7 @@ func (k *checker) compare(check string, got *big.Rat, how, printedName, printed 
 func (k *checker) lines(items []order.Item, check bool) *big.Rat {
 	sum := new(big.Rat)
 	for i, it := range items {
-		amt := ratOf(it.LineAmount)
+		amt := order.Rat(it.LineAmount)
 		if amt == nil {
 			sum = nil
 		} else if sum != nil {
@@ -119,24 +119,24 @@ func (k *checker) lines(items []order.Item, check bool) *big.Rat {
 // the discounted one, the unit price the list price. Skipped without a
 // quantity or a unit price.
 func (k *checker) lineAmount(i int, it order.Item) {
-	q, p := ratOf(it.Quantity), ratOf(it.UnitPrice)
+	q, p := order.Rat(it.Quantity), order.Rat(it.UnitPrice)
 	if q == nil || p == nil {
 		return
 	}
 	want := new(big.Rat).Mul(q, p)
 	how := fmt.Sprintf("line %d (position %s%s): quantity %s × unit price %s", i+1, it.Position, describe(it), it.Quantity, it.UnitPrice)
 	if it.PriceBasisQuantity != "" {
-		if b := ratOf(it.PriceBasisQuantity); b != nil && b.Sign() != 0 {
+		if b := order.Rat(it.PriceBasisQuantity); b != nil && b.Sign() != 0 {
 			want.Quo(want, b)
 		}
 		how += " ÷ price basis " + it.PriceBasisQuantity
 	}
-	if d := ratOf(it.DiscountPercent); d != nil {
+	if d := order.Rat(it.DiscountPercent); d != nil {
 		keep := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).Quo(d, big.NewRat(100, 1)))
 		want.Mul(want, keep)
 		how += " × (1 − discount " + it.DiscountPercent + " %)"
 	}
-	if d := ratOf(it.DiscountAmount); d != nil {
+	if d := order.Rat(it.DiscountAmount); d != nil {
 		want.Sub(want, d)
 		how += " − discount " + it.DiscountAmount
 	}
@@ -149,12 +149,12 @@ func (k *checker) lineAmount(i int, it order.Item) {
 // items shows up here. Skipped without a printed total or when a line has
 // no quantity (rejected on its own).
 func (k *checker) quantityTotal(items []order.Item, printed string) {
-	if ratOf(printed) == nil {
+	if order.Rat(printed) == nil {
 		return
 	}
 	sum := new(big.Rat)
 	for _, it := range items {
-		q := ratOf(it.Quantity)
+		q := order.Rat(it.Quantity)
 		if q == nil {
 			return
 		}
@@ -167,7 +167,7 @@ func (k *checker) quantityTotal(items []order.Item, printed string) {
 // line has an amount.
 func (k *checker) totals(c Checks, tt order.Totals, lineSum *big.Rat, n int) {
 	orZero := func(s string) *big.Rat {
-		if r := ratOf(s); r != nil {
+		if r := order.Rat(s); r != nil {
 			return r
 		}
 		return new(big.Rat)
@@ -193,30 +193,17 @@ func (k *checker) totals(c Checks, tt order.Totals, lineSum *big.Rat, n int) {
 		}
 	}
 	if c.NetTotal && tt.LinesAmount != "" && tt.NetAmount != "" {
-		k.compare("net_total", adjusted(ratOf(tt.LinesAmount)), "lines total "+tt.LinesAmount+adjust, "net total", tt.NetAmount, k.tol)
+		k.compare("net_total", adjusted(order.Rat(tt.LinesAmount)), "lines total "+tt.LinesAmount+adjust, "net total", tt.NetAmount, k.tol)
 	}
 	if c.GrossTotal && tt.NetAmount != "" && tt.TaxAmount != "" && tt.GrossAmount != "" {
 		how := "net total " + tt.NetAmount + " + tax total " + tt.TaxAmount
-		sum := add(ratOf(tt.NetAmount), ratOf(tt.TaxAmount))
+		sum := add(order.Rat(tt.NetAmount), order.Rat(tt.TaxAmount))
 		if tt.ExtraCharges != "" {
 			how += " + extra charges " + tt.ExtraCharges
-			sum = add(sum, ratOf(tt.ExtraCharges))
+			sum = add(sum, order.Rat(tt.ExtraCharges))
 		}
 		k.compare("gross_total", sum, how, "gross total", tt.GrossAmount, k.tol)
 	}
-}
-
-// ratOf is the exact value of a canonical decimal, nil when s is empty or
-// not a number.
-func ratOf(s string) *big.Rat {
-	if s == "" {
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return nil
-	}
-	return r
 }
 
 func okText(ok bool) string {
