@@ -223,13 +223,54 @@ var metadataAddrs = []netip.Addr{
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
+// IPv6 forms that carry an IPv4 address a relay or the kernel may connect
+// to: IPv4-compatible (::a.b.c.d, deprecated but still routed by some
+// stacks), NAT64 (RFC 6052 well-known prefix) and 6to4 (RFC 3056).
+// IPv4-mapped addresses are unmapped before these are looked at.
+var (
+	v4Compatible = netip.MustParsePrefix("::/96")
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour    = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedIPv4 returns the IPv4 address inside ip when ip is one of the
+// IPv6 forms above.
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	if !ip.Is6() {
+		return netip.Addr{}, false
+	}
+	b := ip.As16()
+	switch {
+	case v4Compatible.Contains(ip), nat64.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
+
 // AddressAllowed reports whether a webhook may connect to ip. Always
 // refused: unspecified, multicast, link-local (169.254.0.0/16 and fe80::/10,
 // which hold the cloud metadata services) and known metadata addresses.
 // Loopback, private (RFC 1918, fc00::/7) and CGNAT ranges only with
-// allowPrivate.
+// allowPrivate. An IPv6 address that embeds an IPv4 one (IPv4-mapped,
+// IPv4-compatible, NAT64, 6to4) must pass for both, so ::ffff:127.0.0.1 or
+// 64:ff9b::a9fe:a9fe cannot reach what 127.0.0.1 or 169.254.169.254 may not.
 func AddressAllowed(ip netip.Addr, allowPrivate bool) bool {
-	ip = ip.Unmap()
+	// The zone only picks an interface; left on, it would make the
+	// prefix and metadata comparisons below miss (Prefix.Contains is false
+	// for any zoned address).
+	ip = ip.Unmap().WithZone("")
+	if !addressAllowed(ip, allowPrivate) {
+		return false
+	}
+	if v4, ok := embeddedIPv4(ip); ok {
+		return addressAllowed(v4, allowPrivate)
+	}
+	return true
+}
+
+func addressAllowed(ip netip.Addr, allowPrivate bool) bool {
 	switch {
 	case !ip.IsValid(), ip.IsUnspecified(), ip.IsMulticast(), ip.IsLinkLocalUnicast(),
 		ip.IsLinkLocalMulticast(), ip.IsInterfaceLocalMulticast():

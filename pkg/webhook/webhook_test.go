@@ -63,6 +63,48 @@ func TestAddressAllowed(t *testing.T) {
 	}
 }
 
+// An IPv6 address that carries an IPv4 address is judged by that IPv4
+// address too: otherwise a webhook URL could name loopback, a private
+// network or the metadata service through NAT64, 6to4 or the IPv4-compatible
+// form. Addresses are parsed, never dialled.
+func TestAddressAllowedEmbeddedIPv4(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ip              string
+		public, private bool // allowed without / with AllowPrivate
+	}{
+		// IPv4-compatible ::a.b.c.d
+		{"::127.0.0.1", false, true},
+		{"::10.0.0.1", false, true},
+		{"::169.254.169.254", false, false},
+		{"::93.184.216.34", true, true},
+		// IPv4-mapped ::ffff:a.b.c.d
+		{"::ffff:10.0.0.1", false, true},
+		{"::ffff:100.100.100.200", false, false},
+		// NAT64 64:ff9b::/96
+		{"64:ff9b::127.0.0.1", false, true},
+		{"64:ff9b::c0a8:1", false, true}, // 192.168.0.1
+		{"64:ff9b::169.254.169.254", false, false},
+		{"64:ff9b::100.100.100.200", false, false},
+		{"64:ff9b::93.184.216.34", true, true},
+		// 6to4 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
+		{"2002:7f00:1::1", false, true}, // 127.0.0.1
+		{"2002:a00:1::", false, true},   // 10.0.0.1
+		{"2002:6440:1::1", false, true}, // 100.64.0.1 (CGNAT)
+		{"2002:a9fe:a9fe::1", false, false},
+		{"2002::1", false, false}, // 0.0.0.0
+		{"2002:5db8:d822::1", true, true},
+		// A zone must not hide an address from the checks.
+		{"fd00:ec2::254%eth0", false, false},
+		{"64:ff9b::a9fe:a9fe%eth0", false, false},
+		{"2002:a9fe:a9fe::1%1", false, false},
+	} {
+		ip := netip.MustParseAddr(tc.ip)
+		require.Equal(t, tc.public, webhook.AddressAllowed(ip, false), "%s without allow-private", tc.ip)
+		require.Equal(t, tc.private, webhook.AddressAllowed(ip, true), "%s with allow-private", tc.ip)
+	}
+}
+
 func TestParseRetryAfter(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
