@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"text/tabwriter"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -221,15 +222,41 @@ func runConfig(_ context.Context, args []string, env Env) int {
 		if val == "" {
 			val, src = v.Default, "default"
 		}
-		if isSecret(v.Name) && src == "env" {
-			val = "(set)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, val, src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, redact(v.Name, val), src)
 	}
 	_ = tw.Flush()
 	return 0
 }
 
-func isSecret(name string) bool {
-	return name == "INTAKE_S3_SECRET_KEY" || name == "INTAKE_DATABASE_URL"
+// redacted stands for a secret in printed configuration: the output is
+// pasted into tickets and chats, where a token or password must not go.
+const redacted = "[redacted]"
+
+var (
+	// secretName matches settings whose whole value is a secret
+	// (INTAKE_OPS_TOKEN, INTAKE_S3_SECRET_KEY, ...).
+	secretName = regexp.MustCompile(`TOKEN|PASSWORD|SECRET|KEY`)
+	// urlUserInfo is the user info of every URL in a value (NATS takes a
+	// comma-separated list, and nats://TOKEN@host carries the token as
+	// the user name): greedy up to the last "@" before the host ends, so
+	// an unescaped "@" in a password is covered too.
+	urlUserInfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s]*@`)
+	// secretParam is a password, token, secret or key given as a URL
+	// query parameter (postgres://host/db?password=...) or as a key=value
+	// connection string (host=... password=...).
+	secretParam = regexp.MustCompile(`(?i)((?:^|[?&;\s])[a-z_]*(?:password|secret|token|key)[a-z_]*=)(?:'[^']*'|[^&\s]*)`)
+)
+
+// redact hides the secrets of one setting's value: all of it when the
+// setting's name says it is a secret, else any credentials inside URLs and
+// connection strings.
+func redact(name, val string) string {
+	if val == "" {
+		return val
+	}
+	if secretName.MatchString(name) {
+		return redacted
+	}
+	val = urlUserInfo.ReplaceAllString(val, "${1}"+redacted+"@")
+	return secretParam.ReplaceAllString(val, "${1}"+redacted)
 }
