@@ -183,12 +183,23 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 // requests are not sent by browsers on their own and need no check.
 func (o *ops) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if session, _ := c.Get("ops_session").(string); session != "" &&
-			subtle.ConstantTimeCompare([]byte(c.FormValue("csrf")), []byte(o.csrfFor(session))) != 1 {
-			return o.render(c, http.StatusForbidden, "error", map[string]any{"Message": "The form is stale; reload the page and try again."})
+		if session, _ := c.Get("ops_session").(string); session != "" && !o.csrfOK(c, session) {
+			return o.staleForm(c)
 		}
 		return next(c)
 	}
+}
+
+// csrfOK compares the form's CSRF value with the session's. Only the POST
+// body counts (the console's forms send it there; it has no JavaScript):
+// a value in the query string ends up in access logs, proxies and the
+// Referer of the next page, and c.FormValue would read it from there too.
+func (o *ops) csrfOK(c echo.Context, session string) bool {
+	return subtle.ConstantTimeCompare([]byte(c.Request().PostFormValue("csrf")), []byte(o.csrfFor(session))) == 1
+}
+
+func (o *ops) staleForm(c echo.Context) error {
+	return o.render(c, http.StatusForbidden, "error", map[string]any{"Message": "The form is stale; reload the page and try again."})
 }
 
 func (o *ops) handleCSS(c echo.Context) error {
@@ -205,7 +216,9 @@ func (o *ops) handleLoginForm(c echo.Context) error {
 }
 
 func (o *ops) handleLogin(c echo.Context) error {
-	if subtle.ConstantTimeCompare([]byte(c.FormValue("token")), []byte(o.cfg.Token)) != 1 {
+	// The token only from the POST body: in a URL it would be kept in
+	// browser history, access logs and proxies.
+	if subtle.ConstantTimeCompare([]byte(c.Request().PostFormValue("token")), []byte(o.cfg.Token)) != 1 {
 		o.logger.Warn("ops login failed", zap.String("remote", c.RealIP()))
 		return o.render(c, http.StatusUnauthorized, "login", map[string]any{"Failed": true})
 	}
@@ -222,9 +235,14 @@ func (o *ops) handleLogin(c echo.Context) error {
 }
 
 // handleLogout revokes the session on the server, so a copy of the cookie
-// is worth nothing afterwards, and clears it in the browser.
+// is worth nothing afterwards, and clears it in the browser. It asks for
+// the session's CSRF value like every other form: without it any site
+// could log the operator out behind their back.
 func (o *ops) handleLogout(c echo.Context) error {
 	if ck, err := c.Cookie(opsCookie); err == nil && ck.Value != "" {
+		if !o.csrfOK(c, ck.Value) {
+			return o.staleForm(c)
+		}
 		sum := sha256.Sum256([]byte(ck.Value))
 		if err := o.store.RevokeOpsSession(c.Request().Context(), sum[:]); err != nil {
 			return o.fail(c, err)
@@ -429,6 +447,12 @@ func (o *ops) fail(c echo.Context, err error) error {
 
 func (o *ops) render(c echo.Context, status int, page string, data map[string]any) error {
 	session, _ := c.Get("ops_session").(string)
+	if ck, err := c.Cookie(opsCookie); err == nil && session == "" {
+		// Pages outside auth (login, a refused logout) carry the logout
+		// form too; its value is bound to the cookie the browser sent, which
+		// the logout checks it against.
+		session = ck.Value
+	}
 	data["CSRF"] = o.csrfFor(session)
 	data["Refresh"] = int(o.cfg.Refresh.Seconds())
 	data["Now"] = time.Now().UTC()

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -338,7 +339,7 @@ func TestOpsSessionRevokedAndExpired(t *testing.T) {
 	require.Equal(t, http.StatusOK, status(t, first))
 	require.Equal(t, http.StatusOK, status(t, second))
 
-	res := opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{}, "Cookie", first)
+	res := opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{"csrf": {csrfOf(t, b.url, first)}}, "Cookie", first)
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.Equal(t, http.StatusUnauthorized, status(t, first), "the cookie is worthless after logout")
 	require.Equal(t, http.StatusOK, status(t, second), "logout ends only its own session")
@@ -349,6 +350,64 @@ func TestOpsSessionRevokedAndExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusUnauthorized, status(t, second), "an expired session is refused")
 	require.Equal(t, http.StatusUnauthorized, status(t, "docintake_ops=made-up"))
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+// csrfOf reads the CSRF value the console's pages give the session of
+// cookie (in every page's logout form).
+func csrfOf(t *testing.T, base, cookie string) string {
+	t.Helper()
+	res := opsRequest(t, "GET", base+"/ops/", "", nil, "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	m := csrfField.FindStringSubmatch(readBody(t, res))
+	require.NotNil(t, m, "no csrf field on the page")
+	return m[1]
+}
+
+// The login token and the CSRF value count only in the POST body (the
+// console has no JavaScript; its forms post them): in the query string
+// they would land in access logs, proxies and browser history. Logout asks
+// for the CSRF value too, so no other site can end the operator's session.
+func TestOpsFormValuesOnlyFromBody(t *testing.T) {
+	t.Parallel()
+	b := setupOps(t, opsToken)
+	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-query")
+
+	res := opsRequest(t, "POST", b.url+"/ops/login?token="+url.QueryEscape(opsToken), "", url.Values{})
+	require.Equal(t, http.StatusUnauthorized, res.StatusCode, "a token in the query string does not log in")
+	require.Empty(t, res.Cookies())
+
+	res = opsRequest(t, "POST", b.url+"/ops/login", "", url.Values{"token": {opsToken}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Len(t, res.Cookies(), 1)
+	cookie := res.Cookies()[0].Name + "=" + res.Cookies()[0].Value
+	csrf := csrfOf(t, b.url, cookie)
+	loggedIn := func() bool {
+		return opsRequest(t, "GET", b.url+"/ops/", "", nil, "Cookie", cookie).StatusCode == http.StatusOK
+	}
+
+	requeue := b.url + "/ops/documents/" + d.LogID + "/requeue"
+	res = opsRequest(t, "POST", requeue+"?csrf="+csrf, "", url.Values{}, "Cookie", cookie)
+	require.Equal(t, http.StatusForbidden, res.StatusCode, "the CSRF value in the query string does not count")
+	got, err := b.st.Document(t.Context(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateDLQ, got.State)
+
+	res = opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{}, "Cookie", cookie)
+	require.Equal(t, http.StatusForbidden, res.StatusCode, "logout without the CSRF value")
+	res = opsRequest(t, "POST", b.url+"/ops/logout?csrf="+csrf, "", url.Values{}, "Cookie", cookie)
+	require.Equal(t, http.StatusForbidden, res.StatusCode, "logout with the CSRF value in the query string")
+	res = opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{"csrf": {"forged"}}, "Cookie", cookie)
+	require.Equal(t, http.StatusForbidden, res.StatusCode, "logout with a forged CSRF value")
+	require.True(t, loggedIn(), "a refused logout leaves the session open")
+
+	res = opsRequest(t, "POST", requeue, "", url.Values{"csrf": {csrf}}, "Cookie", cookie)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "the CSRF value in the body acts")
+	res = opsRequest(t, "POST", b.url+"/ops/logout", "", url.Values{"csrf": {csrf}}, "Cookie", cookie)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/ops/login", res.Header.Get("Location"))
+	require.False(t, loggedIn(), "logout with the CSRF value in the body ends the session")
 }
 
 // Bidi controls in client text (kept in message ids and subjects, and in
