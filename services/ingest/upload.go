@@ -247,12 +247,16 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 		// would let two different message_ids collide; refuse it like the
 		// multipart form does.
 		dec := json.NewDecoder(&utf8Reader{r: c.Request().Body})
-		if err := dec.Decode(&body); err != nil {
+		if err := decodeUploadObject(dec, &body); err != nil {
 			if isTooLarge(err) {
 				return tooLarge(s.cfg.MaxUploadBytes)
 			}
 			if errors.Is(err, errInvalidUTF8) {
 				return validationError(map[string]string{"body": "must be valid UTF-8"})
+			}
+			var ke *jsonKeyError
+			if errors.As(err, &ke) {
+				return validationError(map[string]string{ke.field: ke.problem})
 			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
@@ -293,6 +297,68 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 		}
 		return s.accept(c, req, sp)
 	}
+}
+
+// jsonKeyError refuses one key of a JSON upload; field is where the
+// problem is reported (details).
+type jsonKeyError struct{ field, problem string }
+
+func (e *jsonKeyError) Error() string { return e.field + " " + e.problem }
+
+var errNotObject = errors.New("not a JSON object")
+
+// decodeUploadObject decodes one JSON object into body key by key. Left to
+// itself encoding/json keeps the last of duplicate keys and matches keys to
+// fields ignoring case ({"message_id":"a","Message_ID":"b"} reads "b"), so
+// what a proxy, a WAF or the client's own log saw could differ from what is
+// stored. A key given twice, or one that names a field only in another case
+// (Unicode folding, as encoding/json would match it), is refused; any other
+// unknown key is skipped, as before.
+func decodeUploadObject(dec *json.Decoder, body *jsonUpload) error {
+	fields := map[string]**string{"file_base64": &body.FileBase64, "filename": &body.Filename,
+		"message_id": &body.MessageID, "template": &body.Template, "subject": &body.Subject,
+		"result_mode": &body.ResultMode, "party_id": &body.PartyID}
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if tok != json.Delim('{') {
+		return errNotObject
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string) // inside an object Token yields keys as strings
+		dst, known := fields[key]
+		if seen[key] && known {
+			return &jsonKeyError{key, "is given more than once"}
+		} else if seen[key] {
+			return &jsonKeyError{"body", "has a key given more than once"}
+		}
+		seen[key] = true
+		if !known {
+			for name := range fields {
+				if strings.EqualFold(key, name) {
+					return &jsonKeyError{name, fmt.Sprintf("is spelled %q; keys are case-sensitive", key)}
+				}
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := dec.Decode(dst); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Field = key
+			}
+			return err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return err
 }
 
 var errInvalidUTF8 = errors.New("invalid UTF-8")
