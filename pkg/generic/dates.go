@@ -85,8 +85,10 @@ func (n numDate) ambiguous() bool { return !n.ymd && n.a <= 12 && n.b <= 12 && n
 // against 19 day first, most of them Indian); anything else
 // (no currency, dashed dates, and day-first countries, whose documents
 // mix in month-first dates often enough) stays unknown, and an ambiguous
-// date is then a rejection.
-func detectDateOrder(d *doc, currency string, usAddr bool) (dateOrder, string) {
+// date is then a rejection — except in a document written in a continental
+// European language (German, French, Dutch, Spanish, Italian), where the
+// day comes first.
+func detectDateOrder(d *doc, currency string, usAddr bool, lang string) (dateOrder, string) {
 	dmy, mdy, dotted, dashed := 0, 0, 0, 0
 	for _, l := range d.lines {
 		for _, m := range numericDate.FindAllStringSubmatch(l.raw, -1) {
@@ -121,6 +123,8 @@ func detectDateOrder(d *doc, currency string, usAddr bool) (dateOrder, string) {
 		return orderUnknown, "dashed dates (06-07-2019) are written both ways and no date proves which"
 	case currency == "USD" && usAddr:
 		return orderMDY, "no date proves the order; a US dollar document with a US address writes month first"
+	case lang != "":
+		return orderDMY, "no date proves the order; a document in " + lang + " writes the day first"
 	}
 	return orderUnknown, "no date proves whether day or month comes first"
 }
@@ -167,3 +171,32 @@ func startsWithDate(text string) bool {
 	}
 	return false
 }
+
+// dayFirstWords are words only documents in a continental European language
+// print (labels and table headings), by language.
+var dayFirstWords = map[string]*regexp.Regexp{
+	"German":  regexp.MustCompile(`(?i)\b(?:bestellung|bestellnummer|lieferdatum|liefertermin|menge|einzelpreis|betrag|gesamtbetrag|datum|lieferant|mwst|zahlungsbedingungen)\b`),
+	"French":  regexp.MustCompile(`(?i)\b(?:commande|fournisseur|livraison|quantit[ée]|prix|montant|désignation|tva)\b`),
+	"Dutch":   regexp.MustCompile(`(?i)\b(?:bestelling|inkooporder|leverancier|aantal|prijs|bedrag|omschrijving|btw|leverdatum|besteldatum)\b`),
+	"Spanish": regexp.MustCompile(`(?i)\b(?:pedido|proveedor|cantidad|precio|importe|fecha|entrega|descripción|iva)\b`),
+	"Italian": regexp.MustCompile(`(?i)\b(?:ordine|fornitore|quantità|prezzo|importo|consegna|descrizione|data|iva|totale)\b`),
+}
+
+// continentalLanguage names the continental European language the
+// document is written in, "" when it is none of them (or English words
+// outnumber them: an English form with a German address is English).
+func continentalLanguage(text string) string {
+	best, n := "", 0
+	for lang, re := range dayFirstWords {
+		if c := len(re.FindAllStringIndex(text, 30)); c > n || c == n && lang < best {
+			best, n = lang, c
+		}
+	}
+	english := len(englishWords.FindAllStringIndex(text, 30))
+	if n < 3 || english >= n {
+		return ""
+	}
+	return best
+}
+
+var englishWords = regexp.MustCompile(`(?i)\b(?:purchase|order|quantity|price|amount|vendor|supplier|delivery|date|total|description|ship)\b`)

@@ -242,7 +242,8 @@ func keys(m map[string]Position) []string {
 // labels, else among bare "Date" labels) and reads a header delivery date
 // when exactly one is printed.
 func (r *reader) readDates() error {
-	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(joinLines(r.d)))
+	text := joinLines(r.d)
+	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(text), continentalLanguage(text))
 	ambiguous := false
 	typ := func(text string, _ bool) string {
 		if !startsWithDate(text) {
@@ -375,10 +376,26 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 		r.priced = true
 		return priceSum(rows), nil
 	}
+	return nil, r.unambiguousWithoutPrices(h, rows)
+}
+
+// unambiguousWithoutPrices holds a table that prints no prices to what
+// proves it instead of arithmetic: a description or article column, every
+// row with its position or article, and quantities that read the same
+// whatever the decimal separator ("2.000" is two or two thousand).
+func (r *reader) unambiguousWithoutPrices(h *header, rows []*row) error {
 	if !h.has(colDesc) && !h.has(colArticle) {
-		return nil, reject(document.ReasonCannotParseItems, "a table without prices needs a description or article column to be unambiguous")
+		return reject(document.ReasonCannotParseItems, "a table without prices needs a description or article column to be unambiguous")
 	}
-	return nil, nil
+	for n, rw := range rows {
+		if rw.item.Position == "" && rw.item.BuyerArticleID == "" {
+			return reject(document.ReasonCannotParseItems, "line %d of a table without prices has no position or article to prove it is an item", n+1)
+		}
+		if q := rw.qtyText; threeDecimals.MatchString(q) || strings.Count(q, ".")+strings.Count(q, ",") > 1 {
+			return reject(document.ReasonCannotParseItems, "line %d of a table without prices prints the quantity %q, which reads differently with a decimal point or comma", n+1, q)
+		}
+	}
+	return nil
 }
 
 // priceSum is Σ quantity × price ÷ basis, rounded to cents per line, for

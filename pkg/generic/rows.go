@@ -19,6 +19,8 @@ type row struct {
 	desc   []string
 	prices bool // a price was printed
 	first  int  // line index of the row's numbers
+	// qtyText is the quantity as printed.
+	qtyText string
 	// unplaced names a column of unknown meaning that prints a number on
 	// the row: it might be the price or the amount, so the row is unproven.
 	unplaced string
@@ -250,7 +252,7 @@ func (r *reader) rowOf(h *header, l *line, i int, words map[int][]word, noPos bo
 		switch c.kind {
 		case colQty:
 			if w, v, unit := r.qtyOf(ws); v != "" {
-				rw.item.Quantity, qtyWord = v, &w
+				rw.item.Quantity, rw.qtyText, qtyWord = v, w.text, &w
 				rw.at["quantity"] = l.at(w.col, w.end, c.text)
 				if unit != "" {
 					rw.item.Unit = unit
