@@ -32,6 +32,9 @@ type reader struct {
 	// priced is set when the lines print prices but no amounts: only a
 	// printed total proves them.
 	priced bool
+	// qtyTotalPrinted is set when the document prints a total quantity
+	// (closeTotals checks it against the rows).
+	qtyTotalPrinted bool
 }
 
 // consider records a candidate for the debug output.
@@ -177,6 +180,10 @@ func (r *reader) readCurrency() error {
 }
 
 var (
+	// otherCountry is an address or tax id of a country that writes dates
+	// day first: with one of them on the document a US address proves
+	// nothing about its dates.
+	otherCountry = regexp.MustCompile(`\b(?:India|GSTIN|Deutschland|Germany|France|España|Spain|Italia|Italy|Nederland|Netherlands|United Kingdom|England|Canada|Mexico|México|Australia)\b`)
 	usAddress = regexp.MustCompile(`\b(?:USA|U\.S\.A\.|United States)\b|\b[A-Z]{2},? \d{5}(?:-\d{4})?\b`)
 	caAddress = regexp.MustCompile(`\bCanada\b|\b[A-Z]{2},? [A-Z]\d[A-Z] ?\d[A-Z]\d\b`)
 )
@@ -243,7 +250,7 @@ func keys(m map[string]Position) []string {
 // when exactly one is printed.
 func (r *reader) readDates() error {
 	text := joinLines(r.d)
-	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(text), continentalLanguage(text))
+	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(text) && !otherCountry.MatchString(text), continentalLanguage(text))
 	ambiguous := false
 	typ := func(text string, _ bool) string {
 		if !startsWithDate(text) {
@@ -319,6 +326,10 @@ func (r *reader) readItems() error {
 	if len(rows) == 0 {
 		return reject(document.ReasonCannotParseItems, "the item table (header on page %d line %d) has no row with a quantity", r.d.lines[h.first].page, r.d.lines[h.first].no+1)
 	}
+	totals := r.readTotals(h.first, end)
+	for _, t := range totals {
+		r.qtyTotalPrinted = r.qtyTotalPrinted || t.kind == "quantity"
+	}
 	lines, err := r.proveRows(h, rows)
 	if err != nil {
 		return err
@@ -326,7 +337,6 @@ func (r *reader) readItems() error {
 	if at := r.strayRow(h, end); at != "" {
 		return reject(document.ReasonCannotParseItems, "a line that reads as an item follows the end of the table (%s)", at)
 	}
-	totals := r.readTotals(h.first, end)
 	if err := closeTotals(r.order, lines, r.priced, totals); err != nil {
 		return reject(document.ReasonCannotParseItems, "%v", err)
 	}
@@ -386,6 +396,11 @@ func (r *reader) proveRows(h *header, rows []*row) (*big.Rat, error) {
 func (r *reader) unambiguousWithoutPrices(h *header, rows []*row) error {
 	if !h.has(colDesc) && !h.has(colArticle) {
 		return reject(document.ReasonCannotParseItems, "a table without prices needs a description or article column to be unambiguous")
+	}
+	if r.d.pages > 1 && !r.qtyTotalPrinted {
+		// Rows lost at a page break would go unnoticed: only a printed
+		// total quantity proves a table without prices over pages.
+		return reject(document.ReasonCannotParseItems, "a table without prices on a document of %d pages needs a printed total quantity to prove no line is lost", r.d.pages)
 	}
 	for n, rw := range rows {
 		if rw.item.Position == "" && rw.item.BuyerArticleID == "" {
