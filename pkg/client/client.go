@@ -132,6 +132,9 @@ const (
 	// CodeTemplateNameReserved: a template may not be named generic, the
 	// built-in reader's name (TemplateGeneric).
 	CodeTemplateNameReserved = "template_name_reserved"
+	// CodeTemplateNameInvalid: a template name is 1 to 100 ASCII letters,
+	// digits, '-', '_' or '.', starting with a letter or digit.
+	CodeTemplateNameInvalid = "template_name_invalid"
 )
 
 // ErrorCode returns the API code of err (an *Error anywhere in its chain),

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -77,6 +78,28 @@ var GenericVersion = func() *Version {
 // built-in reader owns that name for every client, so no stored template
 // may take it.
 var ErrReservedName = errors.New("the template name " + generic.Name + " is reserved for the built-in generic reader; choose another name")
+
+// ErrInvalidName marks a template name outside templateName. Names are
+// shown in the ops console, logs and API answers and become file names
+// (NAME.yml, NAME.samples): a name of thousands of characters or with
+// bidi controls would garble or disguise them there. The message never
+// repeats the name for the same reason.
+var ErrInvalidName = errors.New("a template name is 1 to 100 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit")
+
+// templateName is what a template may be called. The first character is
+// a letter or digit so a name is never ".", "..", a hidden file or a
+// command-line flag.
+var templateName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// CheckTemplateName returns ErrInvalidName unless name is a valid template
+// name. Every way in checks it: PUT /templates/{name}, intakectl templates
+// push and the templates directory (all through ParseStrict).
+func CheckTemplateName(name string) error {
+	if !templateName.MatchString(name) {
+		return ErrInvalidName
+	}
+	return nil
+}
 
 // snapshot is one immutable view of the current versions.
 type snapshot struct {
@@ -577,6 +600,9 @@ func ParseStrict(file string, data []byte) (*template.Template, error) {
 	}
 	if tpl.Name == generic.Name {
 		return nil, &template.LoadError{File: file, Path: "docintake.name", Err: ErrReservedName}
+	}
+	if err := CheckTemplateName(tpl.Name); err != nil {
+		return nil, &template.LoadError{File: file, Path: "docintake.name", Err: err}
 	}
 	if len(tpl.Problems) > 0 {
 		errs := make([]error, len(tpl.Problems))

@@ -28,6 +28,9 @@ const (
 	// codeTemplateNameReserved refuses a template named generic: the
 	// built-in reader owns that name for every client.
 	codeTemplateNameReserved = "template_name_reserved"
+	// codeTemplateNameInvalid refuses a name outside 1-100 ASCII letters,
+	// digits, '-', '_' and '.' (system.CheckTemplateName).
+	codeTemplateNameInvalid = "template_name_invalid"
 )
 
 // TemplateStore is what the template API needs of PostgreSQL (implemented
@@ -178,6 +181,9 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 	ctx := c.Request().Context()
 	cl := clientFrom(c)
 	name := c.Param("name")
+	if err := system.CheckTemplateName(name); err != nil {
+		return nameInvalid(err, "name")
+	}
 	ifv, err := ifVersion(c.Request())
 	if err != nil {
 		return err
@@ -187,6 +193,9 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 		return err
 	}
 	p, err := system.NewTemplatePush(filename, content, smp)
+	if errors.Is(err, system.ErrInvalidName) {
+		return nameInvalid(system.ErrInvalidName, "docintake.name")
+	}
 	if errors.Is(err, system.ErrReservedName) {
 		return &document.Error{Kind: document.EINVALID, Code: codeTemplateNameReserved, Message: err.Error(),
 			Details: map[string]string{"path": "docintake.name"}}
@@ -239,6 +248,13 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 		status = http.StatusCreated
 	}
 	return c.JSON(status, d)
+}
+
+// nameInvalid is 422 template_name_invalid; where says which name (the
+// URL's or the template's own docintake.name).
+func nameInvalid(err error, where string) error {
+	return &document.Error{Kind: document.EINVALID, Code: codeTemplateNameInvalid, Message: err.Error(),
+		Details: map[string]string{"path": where}}
 }
 
 // templateInvalid turns a parse error into 422 template_invalid with the
