@@ -28,7 +28,7 @@ func typeID(text string, whole bool) string {
 	if len(fields) == 0 {
 		return ""
 	}
-	if whole && len(fields) > 3 {
+	if whole && len(fields) > 3 && fields[1] != "/" { // "65156074 / 30 Juli 2020" under a number/date label
 		return ""
 	}
 	v := strings.Trim(fields[0], ":#.,;*")

@@ -54,13 +54,13 @@ var (
 		`(?:n°|no|nr|num(?:ero)?)\.?\s*(?:de\s+)?(?:la\s+)?commande`, `(?:bon\s+de\s+)?commande\s*`+no,
 		`inkoop\s*order\s*(?:nummer|nr|no)\.?`, `inkoopordernummer`, `(?:bestel|order)\s*nummer`,
 		`(?:numero|no|n°)\.?\s*(?:de\s+)?(?:pedido|orden(?:\s+de\s+compra)?)`, `(?:pedido|orden\s+de\s+compra)\s*`+no,
-		`(?:numero|n\.?°|no|nr|n)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no,
+		`(?:numero|n\.?°|no|nr|n)\.?\s*(?:dell?'?\s*)?ordine`, `ordine\s*`+no, `ord\.?\s*`+no,
 		`document\s*`+no, `reference\s+no\.?\s*&\s*date\.?`, `(?:order|bestel)\s*nummer\s*/\s*datum`, `commande\s*n\.?°\s*/\s*du`,
 		`(?:numero|no|n\.?°)\.?\s*(?:de\s+)?(?:la\s+)?commande`, `(?:n\.?°|no|numero)\.?\s*(?:de\s+)?pedido`,
 	)
 	// orderIDLabels2 are bare "Number" labels, used only under an order
 	// title when no label names the order number.
-	orderIDLabels2  = labelRE(`number`, `nummer`, `numero`, `no\.`, `nr\.`, `n\.?°`, `belegnummer`, `beleg-?nr\.?`)
+	orderIDLabels2  = labelRE(`number`, `nummer`, `numero`, `no\.`, `nr\.`, `n\.?°`, `n\.`, `belegnummer`, `beleg-?nr\.?`)
 	orderDateLabels = labelRE(
 		`(?:purchase\s*)?order\s*date`, `p\s*\.?\s*o\s*\.?\s*-?\s*(?:issue\s+)?date`, `p\s*\.?\s*o\s*\.?\s*(?:number|no)\.?\s*/\s*date`,
 		`date\s+of\s+(?:order|issue|purchase\s+order|po)`, `date\s+placed`, `issued?\s+(?:date|on)`, `date\s+issued`,
