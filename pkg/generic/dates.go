@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"time"
 
 	"github.com/docintake/docintake/pkg/order"
@@ -174,29 +175,40 @@ func startsWithDate(text string) bool {
 
 // dayFirstWords are words only documents in a continental European language
 // print (labels and table headings), by language.
-var dayFirstWords = map[string]*regexp.Regexp{
-	"German":  regexp.MustCompile(`(?i)\b(?:bestellung|bestellnummer|lieferdatum|liefertermin|menge|einzelpreis|betrag|gesamtbetrag|datum|lieferant|mwst|zahlungsbedingungen)\b`),
-	"French":  regexp.MustCompile(`(?i)\b(?:commande|fournisseur|livraison|quantit[ée]|prix|montant|désignation|tva)\b`),
-	"Dutch":   regexp.MustCompile(`(?i)\b(?:bestelling|inkooporder|leverancier|aantal|prijs|bedrag|omschrijving|btw|leverdatum|besteldatum)\b`),
-	"Spanish": regexp.MustCompile(`(?i)\b(?:pedido|proveedor|cantidad|precio|importe|fecha|entrega|descripción|iva)\b`),
-	"Italian": regexp.MustCompile(`(?i)\b(?:ordine|fornitore|quantità|prezzo|importo|consegna|descrizione|data|iva|totale)\b`),
+var dayFirstWords = map[string][]string{
+	"German":  {"bestellung", "bestellnummer", "lieferdatum", "liefertermin", "menge", "einzelpreis", "betrag", "gesamtbetrag", "datum", "lieferant", "mwst", "zahlungsbedingungen"},
+	"French":  {"commande", "fournisseur", "livraison", "quantité", "quantite", "prix", "montant", "désignation", "tva"},
+	"Dutch":   {"bestelling", "inkooporder", "leverancier", "aantal", "prijs", "bedrag", "omschrijving", "btw", "leverdatum", "besteldatum"},
+	"Spanish": {"pedido", "proveedor", "cantidad", "precio", "importe", "fecha", "entrega", "descripción", "iva"},
+	"Italian": {"ordine", "fornitore", "quantità", "prezzo", "importo", "consegna", "descrizione", "data", "iva", "totale"},
 }
+
+// englishWords are the same labels in English.
+var englishWords = []string{"purchase", "order", "quantity", "price", "amount", "vendor", "supplier", "delivery", "date", "total", "description", "ship"}
 
 // continentalLanguage names the continental European language the
 // document is written in, "" when it is none of them (or English words
 // outnumber them: an English form with a German address is English).
 func continentalLanguage(text string) string {
+	count := map[string]int{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		count[w]++
+	}
+	sum := func(words []string) int {
+		n := 0
+		for _, w := range words {
+			n += count[w]
+		}
+		return n
+	}
 	best, n := "", 0
-	for lang, re := range dayFirstWords {
-		if c := len(re.FindAllStringIndex(text, 30)); c > n || c == n && lang < best {
+	for lang, words := range dayFirstWords {
+		if c := sum(words); c > n || c == n && lang < best {
 			best, n = lang, c
 		}
 	}
-	english := len(englishWords.FindAllStringIndex(text, 30))
-	if n < 3 || english >= n {
+	if n < 3 || sum(englishWords) >= n {
 		return ""
 	}
 	return best
 }
-
-var englishWords = regexp.MustCompile(`(?i)\b(?:purchase|order|quantity|price|amount|vendor|supplier|delivery|date|total|description|ship)\b`)

@@ -32,6 +32,9 @@ type reader struct {
 	// priced is set when the lines print prices but no amounts: only a
 	// printed total proves them.
 	priced bool
+	// text is the document's lines joined, for the whole-document
+	// patterns (addresses, language).
+	text string
 	// qtyTotalPrinted is set when the document prints a total quantity
 	// (closeTotals checks it against the rows).
 	qtyTotalPrinted bool
@@ -85,7 +88,8 @@ func read(ctx context.Context, text string, opts Options) (*Result, error) {
 // readAll reads the header, the items and the totals and proves them;
 // the first thing that does not prove itself is the rejection.
 func (r *reader) readAll() error {
-	if strings.TrimSpace(strings.ReplaceAll(joinLines(r.d), "\f", "")) == "" {
+	r.text = joinLines(r.d)
+	if strings.TrimSpace(r.text) == "" {
 		return reject(document.ReasonUnknownFormat, "the document has no text to read")
 	}
 	r.hdr = r.findHeader(0, 0)
@@ -191,8 +195,7 @@ var (
 // dollar decides what a bare "$" is: US dollars unless only Canadian
 // addresses are printed; both kinds of address leave it unproven.
 func (r *reader) dollar() (string, error) {
-	text := joinLines(r.d)
-	us, ca := usAddress.MatchString(text), caAddress.MatchString(text)
+	us, ca := usAddress.MatchString(r.text), caAddress.MatchString(r.text)
 	switch {
 	case ca && us:
 		return "", reject(document.ReasonUnknownFormat, "amounts print only \"$\" and the document has US and Canadian addresses")
@@ -249,8 +252,7 @@ func keys(m map[string]Position) []string {
 // labels, else among bare "Date" labels) and reads a header delivery date
 // when exactly one is printed.
 func (r *reader) readDates() error {
-	text := joinLines(r.d)
-	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(text) && !otherCountry.MatchString(text), continentalLanguage(text))
+	o, why := detectDateOrder(r.d, r.order.Currency, usAddress.MatchString(r.text) && !otherCountry.MatchString(r.text), continentalLanguage(r.text))
 	ambiguous := false
 	typ := func(text string, _ bool) string {
 		if !startsWithDate(text) {
