@@ -211,3 +211,18 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestContosoShipTo reads the SHIP TO block of a real Contoso PO beside its
+// VENDOR block, line by line as the PDF prints it.
+func TestContosoShipTo(t *testing.T) {
+	res := read(t, filepath.Join(templatetest.SharedDir(t), "corpus", "orders", "contoso-po-Adatum-Adel.pdf"))
+	p, ok := res.Order.Party(order.RoleDelivery)
+	want := []string{"Adel Vance", "Contoso Electronics", "21930 SE 51st St", "Issaquah, WA 98029", "1 (800) 555-7676"}
+	if !ok || !reflect.DeepEqual(p.Address.Lines, want) {
+		t.Errorf("ship to %q, want %q", p.Address.Lines, want)
+	}
+	v, ok := res.Order.Party(order.RoleSupplier)
+	if !ok || v.Address.Name != "Adatum Corporation" || !reflect.DeepEqual(v.Address.Lines[:4], []string{"Adatum Corporation", "Pradeep Gupta", "3333 Bristol Street South Coast", "Costa Mesa, CA 92626"}) {
+		t.Errorf("vendor %+v", v.Address)
+	}
+}

@@ -104,6 +104,7 @@ func (r *reader) readAll() error {
 	if !isOrder && len(r.labelled("invoice_id", invoiceLabels, typeID)) > 0 && len(r.labelled("order_id", orderIDLabels, typeID)) == 0 {
 		return reject(document.ReasonNotAnOrder, "the document prints an invoice number and no order number")
 	}
+	r.readParties()
 	if err := r.readID(titleIDs); err != nil {
 		return err
 	}

@@ -2,11 +2,13 @@ package generic_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/generic"
+	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -109,5 +111,32 @@ func TestConventions(t *testing.T) {
 	}
 	if o := res.Order; o.ID != "4500012345" || o.IssueDate.String() != "2024-03-14" || o.Currency != "EUR" || o.Totals.GrossAmount != "60.50" {
 		t.Errorf("read %q %s %q %+v", o.ID, o.IssueDate, o.Currency, o.Totals)
+	}
+}
+
+// TestPartiesSideBySide reads address blocks printed side by side under
+// their headings, each cut at the halfway point between the headings.
+func TestPartiesSideBySide(t *testing.T) {
+	blocks := `Vendor                          Ship To                        Bill To
+Fastener Supply LLC             ACME Industries - Dock 4       ACME Industries
+77 Harbor Blvd                  1 Main Street                  PO Box 12
+Dallas, TX 75247                Springfield, IL 62701          Springfield, IL 62705
+
+`
+	text := strings.Replace(po, "Pos   Item", blocks+"Pos   Item", 1)
+	res := readText(t, text)
+	if res.Outcome.Status != template.OutcomeSuccess {
+		t.Fatalf("outcome %s", res.Outcome)
+	}
+	want := map[order.Role][]string{
+		order.RoleSupplier: {"Fastener Supply LLC", "77 Harbor Blvd", "Dallas, TX 75247"},
+		order.RoleDelivery: {"ACME Industries - Dock 4", "1 Main Street", "Springfield, IL 62701"},
+		order.RoleInvoice:  {"ACME Industries", "PO Box 12", "Springfield, IL 62705"},
+	}
+	for role, lines := range want {
+		p, ok := res.Order.Party(role)
+		if !ok || !slices.Equal(p.Address.Lines, lines) || p.Address.Name != lines[0] {
+			t.Errorf("%s: %+v, want %q", role, p.Address, lines)
+		}
 	}
 }
