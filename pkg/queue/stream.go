@@ -242,7 +242,7 @@ func retryAPI(ctx context.Context, f func(context.Context) error) error {
 		actx, cancel := context.WithTimeout(ctx, apiAttempt)
 		err := f(actx)
 		cancel()
-		if err == nil || ctx.Err() != nil || !unanswered(err) {
+		if err == nil || ctx.Err() != nil || !unanswered(err) && !(clusterForming(err) && n < clusterAttempts) {
 			return err
 		}
 		select {
@@ -251,6 +251,23 @@ func retryAPI(ctx context.Context, f func(context.Context) error) error {
 		case <-time.After(min(time.Duration(n)*250*time.Millisecond, 2*time.Second)):
 		}
 	}
+}
+
+// JetStream cluster errors that mean "not yet": a cluster still electing
+// its meta leader or waiting for a peer that is starting (every process of
+// a fleet starts at once, the NATS servers among them). They are answers,
+// so they are retried a bounded number of times (about a minute), not for
+// ever: a peer that stays away is a configuration error to report.
+const (
+	jsClusterNoPeers  jetstream.ErrorCode = 10005 // no suitable peers for placement
+	jsClusterNotAvail jetstream.ErrorCode = 10008 // JetStream system temporarily unavailable
+	clusterAttempts                       = 35
+)
+
+// clusterForming reports an error of a cluster that is still forming.
+func clusterForming(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jsClusterNoPeers || apiErr.ErrorCode == jsClusterNotAvail)
 }
 
 // unanswered reports an API request that got no answer in time, or no
