@@ -88,10 +88,10 @@ var (
 		`nettobetrag`, `gesamt\s*netto\s*wert`, `subtotale`, `netto(?:summe|betrag|wert|bedrag)?`, `summe\s+netto`, `zwischensumme`, `warenwert`, `gesamt\s*netto`,
 		`total\s+h\.?\s*t\.?`, `total\s+hors\s+tax(?:es|e)?`, `montant\s+h\.?\s*t\.?`, `sous[\s-]total`, `subtotaal`, `totaal\s+excl[a-z.]*[^0-9]*`,
 		`base\s+imponible`, `imponibile`, `totale\s+(?:imponibile|netto)`)
-	taxLabels    = labelRE(`(?:(?:zzgl|plus|incl|inkl|add|\+)[.:]?\s*)?(?:\d+(?:[.,]\d+)?\s*%\s*)?(?:(?:sales\s+)?tax(?:es)?(?:\s+amount)?|total\s+tax|vat|mwst|u\.?\s*st|tva|btw|iva|[csiu]?gst|utgst|impuesto)[^0-9]*`)
+	taxLabels    = labelRE(`(?:(?:zzgl|plus|incl|inkl|add|\+)[.:]?\s*)?(?:\d+(?:[.,]\d+)?\s*%\s*)?(?:(?:sales\s+)?tax(?:es)?(?:\s+amount)?|total\s+tax|vat|mwst|mehrwertsteuer|umsatzsteuer|u\.?\s*st|t\.?\s*v\.?\s*a\.?|tva|btw|iva|i\.v\.a\.|[csiu]?gst|utgst|impuesto|imposta)[^0-9]*`)
 	chargeLabels = labelRE(`shipping(?:\s+(?:and|&)\s+handling)?`, `freight`, `ship\s*/\s*ins\.?`, `handling`,
 		`delivery\s+charges?`, `packing(?:\s+(?:and|&)\s+forwarding)?`, `fracht(?:kosten)?`, `versand(?:kosten)?`,
-		`porto`, `verpackung`, `frais\s+de\s+port`, `transport`, `verzendkosten`, `vracht(?:kosten)?`, `envio`, `portes`,
+		`porto`, `verpackung`, `frais\s+de\s+(?:port|livraison|transport|expedition)`, `transport(?:kosten|e|o)?`, `spese\s+di\s+(?:trasporto|spedizione)`, `gastos\s+de\s+(?:envio|transporte)`, `verzendkosten`, `vracht(?:kosten)?`, `envio`, `portes`,
 		`spedizione`, `trasporto`, `round(?:ing)?\s*-?\s*off`, `rounding`)
 	// payLabels are the amount to pay, whatever word they start with
 	// ("Net à payer" is the gross).
