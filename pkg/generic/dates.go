@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/template"

@@ -189,8 +189,8 @@ var (
 	// day first: with one of them on the document a US address proves
 	// nothing about its dates.
 	otherCountry = regexp.MustCompile(`\b(?:India|GSTIN|Deutschland|Germany|France|España|Spain|Italia|Italy|Nederland|Netherlands|United Kingdom|England|Canada|Mexico|México|Australia)\b`)
-	usAddress = regexp.MustCompile(`\b(?:USA|U\.S\.A\.|United States)\b|\b[A-Z]{2},? \d{5}(?:-\d{4})?\b`)
-	caAddress = regexp.MustCompile(`\bCanada\b|\b[A-Z]{2},? [A-Z]\d[A-Z] ?\d[A-Z]\d\b`)
+	usAddress    = regexp.MustCompile(`\b(?:USA|U\.S\.A\.|United States)\b|\b[A-Z]{2},? \d{5}(?:-\d{4})?\b`)
+	caAddress    = regexp.MustCompile(`\bCanada\b|\b[A-Z]{2},? [A-Z]\d[A-Z] ?\d[A-Z]\d\b`)
 )
 
 // dollar decides what a bare "$" is: US dollars unless only Canadian
