@@ -18,13 +18,10 @@ import (
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
 
+// read reads a PDF of the corpus through its layout text.
 func read(t *testing.T, pdf string) *generic.Result {
 	t.Helper()
-	res, err := generic.Read(context.Background(), templatetest.PDFText(t, pdf), generic.Options{})
-	if err != nil {
-		t.Fatalf("%s: %v", pdf, err)
-	}
-	return res
+	return readText(t, templatetest.PDFText(t, pdf))
 }
 
 // truth is the truth JSON the synthetic corpus ships with each PDF.

@@ -348,7 +348,7 @@ func (r *reader) readItems() error {
 			return reject(document.ReasonCannotParseItems, "a total is printed (%q) that the reader cannot place", l)
 		}
 	}
-	r.keepTotals()
+	r.keepTotals(totals)
 	return nil
 }
 
@@ -540,12 +540,23 @@ func (r *reader) underAmounts(l *line, amountEnd int) bool {
 	return ok && last.end >= amountEnd-4 && last.end <= amountEnd+8 && digits(l.cells[n-2].text) < len(l.cells[n-2].text)/2
 }
 
-// keepTotals records the totals' positions.
-func (r *reader) keepTotals() {
+// keepTotals records the totals the order carries with the place each
+// was printed (a tax added up from several lines: the first of them).
+func (r *reader) keepTotals(printed []total) {
 	t := r.order.Totals
-	for _, f := range [][2]string{{"net_total", t.NetAmount}, {"tax_total", t.TaxAmount}, {"gross_total", t.GrossAmount}} {
-		if f[1] != "" {
-			r.keep(f[0], f[1], Position{})
+	for _, f := range []struct{ name, kind, value string }{
+		{"net_total", "net", t.NetAmount}, {"tax_total", "tax", t.TaxAmount}, {"gross_total", "gross", t.GrossAmount},
+	} {
+		if f.value == "" {
+			continue
 		}
+		var at Position // the lines' sum when no net total is printed
+		for _, p := range printed {
+			if p.kind == f.kind && (f.kind == "tax" || p.value == f.value) {
+				at = p.at
+				break
+			}
+		}
+		r.keep(f.name, f.value, at)
 	}
 }

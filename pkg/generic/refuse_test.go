@@ -65,6 +65,14 @@ func TestReadsASmallOrder(t *testing.T) {
 	if idAt == nil || idAt.At.Page != 1 || idAt.At.Line != 1 || idAt.At.Col != 69 || idAt.At.Label != "PO Number:" {
 		t.Errorf("order id position %+v", idAt)
 	}
+	// The total 60.50 is printed on line index 11 from column 74, after "Total".
+	i := slices.IndexFunc(res.Fields, func(f generic.Field) bool { return f.Name == "gross_total" })
+	if i < 0 {
+		t.Fatal("no gross_total field")
+	}
+	if f := res.Fields[i]; f.Value != "60.50" || f.At.Line != 11 || f.At.Col != 74 || f.At.Len != 5 || f.At.Label != "Total" {
+		t.Errorf("gross total field %+v", f)
+	}
 }
 
 func TestRefusals(t *testing.T) {
