@@ -28,7 +28,8 @@ const Name = "generic"
 type Options struct {
 	// Debug keeps every candidate considered (Result.Candidates).
 	Debug bool
-	// ReceivedAt is when the document arrived (for date plausibility).
+	// ReceivedAt is when the document arrived: an order date after it
+	// (a day of time zones allowed) is a rejection. Zero skips the check.
 	ReceivedAt time.Time
 }
 

@@ -289,6 +289,12 @@ func (r *reader) readDates() error {
 		r.order.IssueDate = dateOf(cs[0].value)
 		r.keep("order_date", cs[0].value, cs[0].at)
 	}
+	if recv := r.opts.ReceivedAt; !recv.IsZero() && before(order.DateOf(recv.AddDate(0, 0, 1)), r.order.IssueDate) {
+		// An order is dated before it is sent: a later date is misread
+		// (day and month taken the wrong way round) or not the order's.
+		return reject(document.ReasonUnknownFormat, "the order date %s is after the day the document arrived (%s)",
+			r.order.IssueDate, order.DateOf(recv))
+	}
 	if ds := distinct(r.labelled("delivery_date", deliveryLabels, typ)); len(ds) == 1 {
 		d := dateOf(ds[0].value)
 		if r.order.IssueDate.IsZero() || !before(d, r.order.IssueDate) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/generic"
@@ -146,5 +147,24 @@ Dallas, TX 75247                Springfield, IL 62701          Springfield, IL 6
 		if !ok || !slices.Equal(p.Address.Lines, lines) || p.Address.Name != lines[0] {
 			t.Errorf("%s: %+v, want %q", role, p.Address, lines)
 		}
+	}
+}
+
+// TestOrderDateAfterArrival: a PO dated 14 March cannot have arrived on
+// 10 March; it is rejected, and read when it arrived on 20 March.
+func TestOrderDateAfterArrival(t *testing.T) {
+	read := func(arrived time.Time) *generic.Result {
+		res, err := generic.Read(context.Background(), po, generic.Options{ReceivedAt: arrived})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := read(time.Date(2024, 3, 10, 9, 0, 0, 0, time.UTC)); res.Outcome.Status != template.OutcomeRejected ||
+		res.Outcome.Reason != document.ReasonUnknownFormat {
+		t.Errorf("arrived before its date: %s", res.Outcome)
+	}
+	if res := read(time.Date(2024, 3, 20, 9, 0, 0, 0, time.UTC)); res.Outcome.Status != template.OutcomeSuccess {
+		t.Errorf("arrived after its date: %s", res.Outcome)
 	}
 }
