@@ -466,18 +466,11 @@ func (r *reader) priceOf(ws []word) (word, string, string) {
 }
 
 // lastAmount is the last number among the words (an amount column may
-// print a currency before it); a number grouped by spaces ("36 640,00")
-// spans several words.
+// print a currency before it; a number grouped by spaces, "36 640,00",
+// spans several words).
 func (r *reader) lastAmount(ws []word) (word, string) {
+	ws = r.groupSpaced(ws)
 	for i := len(ws) - 1; i >= 0; i-- {
-		for j := max(0, i-3); j < i; j++ {
-			joined := joinWords(ws[j : i+1])
-			if spaceGrouped.MatchString(joined) {
-				if v, ok := r.cv.amount(joined); ok {
-					return word{text: joined, col: ws[j].col, end: ws[i].end}, v
-				}
-			}
-		}
 		if v, ok := r.cv.amount(ws[i].text); ok {
 			return ws[i], v
 		}
