@@ -32,11 +32,14 @@ type Config struct {
 	// UploadRateLimit is uploads per client per UploadRateWindow; 0: unlimited.
 	UploadRateLimit  int
 	UploadRateWindow time.Duration
-	OpsToken         string
-	OpsSessionTTL    time.Duration
-	LogLevel         string
-	ShutdownTimeout  time.Duration
-	PprofAddr        string
+	// TemplateLimits bound what one client may store through PUT
+	// /templates (issue 25 finding 2).
+	TemplateLimits  TemplateLimits
+	OpsToken        string
+	OpsSessionTTL   time.Duration
+	LogLevel        string
+	ShutdownTimeout time.Duration
+	PprofAddr       string
 
 	PDFEngine  string
 	PDFTimeout time.Duration
@@ -155,6 +158,29 @@ var defaultTuning = Tuning{
 	OpsDLQLimit:               200,
 }
 
+// TemplateLimits bound one client's templates: a tenant's templates are
+// compiled (about 50 bytes of memory per pattern byte, about 11 KiB per
+// pattern) and their samples read by every replica, so their size is that
+// tenant's cost to bound, not everyone's.
+type TemplateLimits struct {
+	// MaxBytes is the largest template file (YAML or JSON); larger: 413.
+	MaxBytes int64
+	// SamplesMaxBytes is the largest sum of one PUT's sample files; larger:
+	// 413.
+	SamplesMaxBytes int64
+	// MaxCount is the most live templates a client may have; a new one
+	// beyond it: 422.
+	MaxCount int
+	// MaxPatterns and MaxPatternBytes bound the regexes of one template
+	// (their number, and the sum of their lengths); more: 422.
+	MaxPatterns     int
+	MaxPatternBytes int
+	// ChangeRateLimit is template changes (PUT, DELETE) one client may make
+	// per ChangeRateWindow; more: 429. 0: unlimited.
+	ChangeRateLimit  int
+	ChangeRateWindow time.Duration
+}
+
 // S3 configures the S3 object store. Endpoint "" means: no S3 (standalone
 // uses the filesystem store under DataDir).
 type S3 struct {
@@ -267,8 +293,15 @@ var Vars = []Var{
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
 	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive; NAME.samples/ folders are samples), synced into PostgreSQL at start: a new or changed file becomes a new global version.", str(func(c *Config) *string { return &c.TemplatesDir })},
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
-	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
+	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; a client's reprocess request and each PDF sample of its PUT /templates count as one upload. More get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
 	{"INTAKE_UPLOAD_RATE_WINDOW", "1m", "The fixed window of INTAKE_UPLOAD_RATE_LIMIT (a client may send up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.UploadRateWindow })},
+	{"INTAKE_TEMPLATE_MAX_BYTES", "262144", "Largest template file a client may store with PUT /templates (256 KiB; the largest shipped template is 6 KB); larger get 413 template_too_large before the rest is read. Operators' templates (INTAKE_TEMPLATES_DIR, intakectl) are not limited.", byteSize(func(c *Config) *int64 { return &c.TemplateLimits.MaxBytes })},
+	{"INTAKE_TEMPLATE_SAMPLES_MAX_BYTES", "10485760", "Largest sum of the sample files of one PUT /templates (10 MiB); more get 413 samples_too_large.", byteSize(func(c *Config) *int64 { return &c.TemplateLimits.SamplesMaxBytes })},
+	{"INTAKE_TEMPLATE_MAX_COUNT", "50", "Templates one client may have (deleted ones do not count); a new one beyond it gets 422 template_limit_reached.", integer(func(c *Config) *int { return &c.TemplateLimits.MaxCount })},
+	{"INTAKE_TEMPLATE_MAX_PATTERNS", "200", "Regexes in one client template (keywords, fields, lines, tables, replace, rules; the largest shipped template has 63); more get 422 template_too_many_patterns.", integer(func(c *Config) *int { return &c.TemplateLimits.MaxPatterns })},
+	{"INTAKE_TEMPLATE_MAX_PATTERN_BYTES", "16384", "Sum of the lengths of one client template's regexes (16 KiB; the largest shipped template has 2.8 KB); more get 422 template_patterns_too_long. A compiled pattern holds about 50 times its length in memory.", integer(func(c *Config) *int { return &c.TemplateLimits.MaxPatternBytes })},
+	{"INTAKE_TEMPLATE_CHANGE_RATE_LIMIT", "30", "Template changes (PUT, DELETE /templates/{name}, refused ones included) one client may make per INTAKE_TEMPLATE_CHANGE_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.TemplateLimits.ChangeRateLimit })},
+	{"INTAKE_TEMPLATE_CHANGE_RATE_WINDOW", "1h", "The fixed window of INTAKE_TEMPLATE_CHANGE_RATE_LIMIT (a client may make up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.TemplateLimits.ChangeRateWindow })},
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
 	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
@@ -367,6 +400,9 @@ func (c Config) validate() error {
 	}
 	if c.UploadRateLimit < 0 || c.UploadRateWindow < time.Second {
 		return fmt.Errorf("INTAKE_UPLOAD_RATE_LIMIT must be at least 0 and INTAKE_UPLOAD_RATE_WINDOW at least 1s")
+	}
+	if t := c.TemplateLimits; t.MaxCount < 1 || t.MaxPatterns < 1 || t.MaxPatternBytes < 1 || t.ChangeRateWindow < time.Second {
+		return fmt.Errorf("INTAKE_TEMPLATE_MAX_COUNT, INTAKE_TEMPLATE_MAX_PATTERNS and INTAKE_TEMPLATE_MAX_PATTERN_BYTES must be at least 1 and INTAKE_TEMPLATE_CHANGE_RATE_WINDOW at least 1s")
 	}
 	if c.ProcessorClientConcurrency < 0 || c.ProcessorFairWindow < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_CLIENT_CONCURRENCY must be at least 0 and INTAKE_PROCESSOR_FAIR_WINDOW at least 1")
