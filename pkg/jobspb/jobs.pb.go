@@ -118,7 +118,9 @@ func (x *ProcessJob) GetEnqueuedAt() *timestamppb.Timestamp {
 
 // DeliverJob asks the dispatcher to report a document's state to the
 // client's webhook. Published on intake.deliver.<client_id> with Nats-Msg-Id
-// "<log_id>:deliver:<delivery_id>".
+// "deliver:<delivery_id>" from the outbox, or
+// "deliver:<delivery_id>:<attempt>" when the dispatcher republishes a due
+// retry (pkg/jobs builds both).
 type DeliverJob struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	LogId      string                 `protobuf:"bytes,1,opt,name=log_id,json=logId,proto3" json:"log_id,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -163,16 +164,16 @@ func validToken(s string) bool {
 	return s != "" && !strings.ContainsAny(s, ".*> \t\r\n")
 }
 
-// ProcessSubject is the subject of processing jobs for a client:
-// "<prefix>.process.<client_id>". Client ids ([a-z0-9_-]) are valid tokens.
+// ProcessSubject is the subject of processing jobs for a client
+// (jobs.ProcessSubject under c's prefix).
 func (c Config) ProcessSubject(clientID string) string {
-	return c.SubjectPrefix + ".process." + clientID
+	return jobs.ProcessSubject(c.SubjectPrefix, clientID)
 }
 
-// DeliverSubject is the subject of delivery jobs for a client:
-// "<prefix>.deliver.<client_id>".
+// DeliverSubject is the subject of delivery jobs for a client
+// (jobs.DeliverSubject under c's prefix).
 func (c Config) DeliverSubject(clientID string) string {
-	return c.SubjectPrefix + ".deliver." + clientID
+	return jobs.DeliverSubject(c.SubjectPrefix, clientID)
 }
 
 // Ensure creates the stream and both durable consumers, or updates them to
@@ -188,7 +189,7 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:        cfg.Stream,
 			Description: "docintake jobs: ids only, PostgreSQL is the source of truth",
-			Subjects:    []string{cfg.SubjectPrefix + ".process.>", cfg.SubjectPrefix + ".deliver.>"},
+			Subjects:    []string{jobs.ProcessFilter(cfg.SubjectPrefix), jobs.DeliverFilter(cfg.SubjectPrefix)},
 			// Work-queue retention: a message is gone once a consumer acks or
 			// terminates it; each subject has exactly one consumer.
 			Retention:  jetstream.WorkQueuePolicy,
@@ -206,8 +207,8 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		cc     ConsumerConfig
 		filter string
 	}{
-		{cfg.Processor, cfg.SubjectPrefix + ".process.>"},
-		{cfg.Dispatcher, cfg.SubjectPrefix + ".deliver.>"},
+		{cfg.Processor, jobs.ProcessFilter(cfg.SubjectPrefix)},
+		{cfg.Dispatcher, jobs.DeliverFilter(cfg.SubjectPrefix)},
 	} {
 		err := retryAPI(ctx, func(ctx context.Context) error {
 			_, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -71,11 +70,11 @@ func (q jobQueue) heldProcess(ctx context.Context, prefix string) (ids []string,
 	if q.js == nil {
 		return nil, 0, nil
 	}
-	found, err := queue.Waiting(ctx, q.js, q.stream, q.processor, prefix+".process.>", false)
+	found, err := queue.Waiting(ctx, q.js, q.stream, q.processor, jobs.ProcessFilter(prefix), false)
 	held := found.Held()
 	ids = make([]string, 0, len(held))
 	for _, j := range held {
-		if logID, _, ok := strings.Cut(j.MsgID, ":process:"); ok {
+		if logID, ok := jobs.ProcessMsgLogID(j.MsgID); ok {
 			ids = append(ids, logID)
 		}
 	}
@@ -94,7 +93,7 @@ func (q jobQueue) waitingDeliver(ctx context.Context, prefix string) (ids []stri
 	if q.js == nil {
 		return nil, true, nil
 	}
-	found, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, prefix+".deliver.>", false)
+	found, err := queue.Waiting(ctx, q.js, q.stream, q.dispatcher, jobs.DeliverFilter(prefix), false)
 	ids = make([]string, 0, len(found.Jobs))
 	for _, j := range found.Jobs {
 		if job, perr := jobs.ParseDeliver(j.Data); perr == nil {
