@@ -67,32 +67,52 @@ func damageOf(messages []string) []string {
 	return out
 }
 
-// maxInflate is the most one stream of a PDF may inflate to before the PDF
-// counts as a decompression bomb. poppler inflates a content stream without
-// a limit: bad_flate_bomb.pdf of the shared corpus (1 MiB that inflates to 1
-// GiB) holds a poppler engine 10 to 17 s per attempt before its text comes
-// out. No page's content comes near it (a whole document's text is capped
-// at DefaultMaxOutputBytes).
+// maxInflate is the most the streams of a PDF may inflate to, together,
+// before the PDF counts as a decompression bomb. poppler inflates content
+// streams without a limit: bad_flate_bomb.pdf of the shared corpus (1 MiB
+// that inflates to 1 GiB) holds a poppler engine 10 to 17 s per attempt
+// before its text comes out, and the same gigabyte split into streams of
+// 100 MiB passed a per-stream limit. No document's content comes near it
+// (a whole document's text is capped at DefaultMaxOutputBytes).
 const maxInflate = 128 << 20
 
-// minBombBytes is the smallest stream that can inflate past maxInflate
-// (deflate expands at most 1032 times); smaller ones are not inflated, so
-// screening an ordinary PDF costs a scan of its bytes.
-const minBombBytes = maxInflate / 1032
+// maxDeflateRatio is the most deflate expands (about 1032:1): streams whose
+// compressed sizes add up to less than maxInflate/maxDeflateRatio cannot
+// exceed maxInflate and are not inflated, so screening an ordinary PDF
+// costs a scan of its bytes.
+const maxDeflateRatio = 1032
 
 // errBomb marks a decompression bomb (wrapped with ErrUnreadable): the auto
 // engine does not hand such a PDF to its fallback either.
 var errBomb = errors.New("decompression bomb")
 
-// screen refuses a PDF with a stream that inflates past maxInflate, before
-// a poppler engine spends its deadline inflating it. Image streams are
-// left alone: text extraction does not decode them. A stream that is not
-// zlib data, or whose data breaks off, counts for what it inflated to.
+// screen refuses a PDF whose streams inflate past maxInflate together,
+// before a poppler engine spends its deadline inflating them. Image
+// streams are left alone: text extraction does not decode them. A stream
+// that is not zlib data, or whose data breaks off, counts for what it
+// inflated to.
 func screen(pdf []byte) error {
+	spans, total := streamSpans(pdf)
+	if total*maxDeflateRatio <= maxInflate {
+		return nil
+	}
+	budget := int64(maxInflate)
+	for _, s := range spans {
+		if budget -= inflated(pdf[s[0]:s[1]], budget+1); budget < 0 {
+			return fmt.Errorf("%w: %w: its streams inflate to more than %d MiB (the one at byte %d passed the limit)",
+				ErrUnreadable, errBomb, maxInflate>>20, s[0])
+		}
+	}
+	return nil
+}
+
+// streamSpans returns the data of the PDF's streams that are not images,
+// as [start, end) offsets, and their total size.
+func streamSpans(pdf []byte) (spans [][2]int, total int64) {
 	for off := 0; ; {
 		i := bytes.Index(pdf[off:], []byte("stream"))
 		if i < 0 {
-			return nil
+			return spans, total
 		}
 		kw := off + i
 		data := kw + len("stream")
@@ -110,8 +130,9 @@ func screen(pdf []byte) error {
 		if end < 0 {
 			end = len(pdf) - data
 		}
-		if end >= minBombBytes && !imageDict(pdf[max(0, kw-4096):kw]) && inflatesPast(pdf[data:data+end], maxInflate) {
-			return fmt.Errorf("%w: %w: the stream at byte %d inflates to more than %d MiB", ErrUnreadable, errBomb, data, maxInflate>>20)
+		if !imageDict(pdf[max(0, kw-4096):kw]) {
+			spans = append(spans, [2]int{data, data + end})
+			total += int64(end)
 		}
 		off = data + end
 	}
@@ -126,13 +147,13 @@ func imageDict(before []byte) bool {
 	return bytes.Contains(before, []byte("/Image"))
 }
 
-// inflatesPast reports whether zlib data inflates to more than limit bytes.
-func inflatesPast(data []byte, limit int64) bool {
+// inflated is how many bytes zlib data inflates to, counted up to limit.
+func inflated(data []byte, limit int64) int64 {
 	zr, err := zlib.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return false
+		return 0
 	}
 	defer zr.Close()
-	n, _ := io.Copy(io.Discard, io.LimitReader(zr, limit+1))
-	return n > limit
+	n, _ := io.Copy(io.Discard, io.LimitReader(zr, limit))
+	return n
 }

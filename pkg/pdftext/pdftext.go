@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/fairshare"
 )
 
 // Engine names, as accepted by Options.Engine and recorded in Page.Engine.
@@ -163,6 +164,13 @@ type Options struct {
 	// Workers sizes the warm pdfium instance pool and the number of resident
 	// helpers (INTAKE_PDF_WORKERS). Defaults to GOMAXPROCS.
 	Workers int
+	// Fair shares the resident helpers between tenants (the context's
+	// fairshare.TenantOf): a tenant's share while others wait, reserve
+	// helpers for tenants holding none, least helper time first. The zero
+	// value hands helpers out first come, first served; services set it
+	// from INTAKE_CLIENT_SHARE, INTAKE_CLIENT_BURST and
+	// INTAKE_CLIENT_COST_HALF_LIFE (system.PDFOptions).
+	Fair fairshare.Policy
 	// MaxOutputBytes caps the text of one document (and the output read from
 	// any subprocess). Defaults to 16 MiB.
 	MaxOutputBytes int64

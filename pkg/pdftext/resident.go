@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docintake/docintake/pkg/fairshare"
 	"golang.org/x/sys/unix"
 )
 
@@ -87,12 +88,11 @@ func (e *residentEngine) Name() string { return EngineResident }
 func (e *residentEngine) Close() error { return e.pool.Close() }
 
 func (e *residentEngine) Extract(ctx context.Context, pdf []byte) (*Text, error) {
-	if err := screen(pdf); err != nil {
-		return nil, fmt.Errorf("resident: %w", err)
-	}
 	ctx, cancel := withDeadline(ctx, e.opts.Timeout)
 	defer cancel()
-	t, err := e.pool.extract(ctx, pdf, "B 0 0 0 0 0 0")
+	// The bomb screen runs on the tenant's helper slot: inflating a
+	// stream is this document's cost, measured and shared like the rest.
+	t, err := e.pool.extract(ctx, pdf, "B 0 0 0 0 0 0", screen)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (e *residentEngine) ExtractRegion(ctx context.Context, pdf []byte, r Region
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	header := fmt.Sprintf("B %d %d %s %s %s %s", r.FirstPage, r.LastPage, f(x), f(y), f(w), f(h))
-	return e.pool.extract(ctx, pdf, header)
+	return e.pool.extract(ctx, pdf, header, nil)
 }
 
 func hasBlankPage(t *Text) bool {
@@ -135,10 +135,13 @@ func hasBlankPage(t *Text) bool {
 	return false
 }
 
-// helperPool hands out helpers, at most Options.Workers at once. Idle
-// helpers wait in a stack (the warmest is reused first); a helper that
-// failed, timed out or is due for recycling is killed on release and a new
-// one is spawned on demand.
+// helperPool hands out helpers, Options.Workers at once, shared between
+// tenants (the context's fairshare.TenantOf) under Options.Fair: a tenant
+// holds at most its share while others wait, a tenant with no helper
+// starts on a reserve helper when all are busy, and waiters are served
+// least helper time first. Idle helpers wait in a stack (the warmest is
+// reused first); a helper that failed, timed out or is due for recycling
+// is killed on release and a new one is spawned on demand.
 type helperPool struct {
 	bin  string
 	opts Options
@@ -146,7 +149,7 @@ type helperPool struct {
 	// CPU time comes within one document's deadline of it, so the limit
 	// only ever stops a runaway document the deadline missed.
 	cpuLimit time.Duration
-	slots    chan struct{}
+	gate     *fairshare.Gate
 	// nobody is the uid/gid helpers run as when we are root; nil otherwise.
 	nobody *syscall.Credential
 	// prlimit is util-linux's prlimit(1), "" when not installed.
@@ -173,7 +176,7 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 		bin:      bin,
 		opts:     opts,
 		cpuLimit: max(4*(opts.Timeout+time.Second), time.Minute).Truncate(time.Second),
-		slots:    make(chan struct{}, max(opts.Workers, 1)),
+		gate:     fairshare.NewGate(max(opts.Workers, 1), opts.Fair, nil),
 	}
 	if os.Geteuid() == 0 {
 		p.nobody = helperCredential() // the same account as the one-shot helpers
@@ -242,13 +245,24 @@ func copyExecutable(bin string) (dir, copied string, err error) {
 }
 
 // extract runs one request on a helper under ctx (already carrying the
-// per-document deadline).
-func (p *helperPool) extract(ctx context.Context, pdf []byte, header string) (*Text, error) {
+// per-document deadline). check, when set, vets the document first, on the
+// document's helper slot.
+func (p *helperPool) extract(ctx context.Context, pdf []byte, header string, check func([]byte) error) (*Text, error) {
 	if ctx.Err() != nil {
 		// Not even started: no helper is killed for it.
 		return nil, fmt.Errorf("resident: %w", ctxErr(ctx))
 	}
-	h, err := p.acquire(ctx)
+	free, err := p.gate.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resident: wait for a helper: %w", ctxErr(ctx))
+	}
+	defer free()
+	if check != nil {
+		if err := check(pdf); err != nil {
+			return nil, fmt.Errorf("resident: %w", err)
+		}
+	}
+	h, err := p.acquire()
 	if err != nil {
 		return nil, err
 	}
@@ -257,16 +271,12 @@ func (p *helperPool) extract(ctx context.Context, pdf []byte, header string) (*T
 	return t, err
 }
 
-func (p *helperPool) acquire(ctx context.Context) (*helper, error) {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("resident: wait for a helper: %w", ctxErr(ctx))
-	}
+// acquire returns an idle helper or a new one; the caller holds a slot of
+// the gate.
+func (p *helperPool) acquire() (*helper, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		<-p.slots
 		return nil, errors.New("resident: engine closed")
 	}
 	for len(p.idle) > 0 {
@@ -280,19 +290,13 @@ func (p *helperPool) acquire(ctx context.Context) (*helper, error) {
 		h.stop()
 	}
 	p.mu.Unlock()
-	h, err := p.spawn()
-	if err != nil {
-		<-p.slots
-		return nil, err
-	}
-	return h, nil
+	return p.spawn()
 }
 
 // release returns h to the idle stack, or kills it when it is not
 // reusable (it died, timed out or broke the protocol: its state is
 // unknown), the pool is closed or it is due for recycling.
 func (p *helperPool) release(h *helper, ok bool) {
-	defer func() { <-p.slots }()
 	if ok {
 		h.docs++
 		ok = !p.dueForRecycling(h)
