@@ -8,13 +8,14 @@
 //     libpoppler-cpp, source in ./resident, built by make build) that read
 //     one PDF after another from a pipe and answer with the text of
 //     `pdftotext -layout`, without an exec per document. Each helper is
-//     sandboxed once at spawn (rlimits, empty environment, private
-//     directory, nobody under root, own network namespace where allowed),
-//     killed and replaced on the per-document deadline, and recycled after
-//     N documents or above an RSS limit.
-//   - pdftotext (poppler-utils) as a sandboxed subprocess: private input
-//     file, deadline with process-group kill, address-space and CPU limits
-//     via prlimit, capped output. The default where installed.
+//     sandboxed once at spawn (see sandbox_linux.go: rlimits, empty
+//     environment, private directory, a uid of its own under root, not
+//     dumpable, seccomp, own mount, network and pid namespaces where
+//     allowed), killed and replaced on the per-document deadline, and
+//     recycled after N documents or above an RSS limit.
+//   - pdftotext (poppler-utils) as a subprocess in the same sandbox:
+//     private input file, deadline with process-group kill, address-space
+//     and CPU limits, capped output. The default where installed.
 //   - pdfium (go-pdfium in WebAssembly, pure Go): a warm pool of wasm
 //     instances with a capped linear memory and no filesystem; a deadline
 //     kills the instance. Layout text is rebuilt from character positions

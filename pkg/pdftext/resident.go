@@ -150,10 +150,6 @@ type helperPool struct {
 	// only ever stops a runaway document the deadline missed.
 	cpuLimit time.Duration
 	gate     *fairshare.Gate
-	// nobody is the uid/gid helpers run as when we are root; nil otherwise.
-	nobody *syscall.Credential
-	// prlimit is util-linux's prlimit(1), "" when not installed.
-	prlimit string
 	// binDir holds our copy of the helper when bin itself is out of the
 	// helpers' reach; removed on Close.
 	binDir string
@@ -179,7 +175,6 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 		gate:     fairshare.NewGate(max(opts.Workers, 1), opts.Fair, nil),
 	}
 	if os.Geteuid() == 0 {
-		p.nobody = helperCredential() // the same account as the one-shot helpers
 		if !othersCanExec(bin) {
 			// A checkout under /root: nobody cannot reach the binary.
 			// Run a copy from a root-owned directory others may only
@@ -191,7 +186,6 @@ func newHelperPool(bin string, opts Options) (*helperPool, error) {
 			p.bin, p.binDir = copied, dir
 		}
 	}
-	p.prlimit, _ = exec.LookPath("prlimit")
 	removeStaleDirs()
 	h, err := p.spawn()
 	if err != nil {
@@ -336,16 +330,15 @@ func (p *helperPool) dueForRecycling(h *helper) bool {
 	return st.rss > p.opts.ResidentMaxRSS || st.cpu+p.opts.Timeout+time.Second >= p.cpuLimit
 }
 
-// spawn starts a sandboxed helper:
+// spawn starts a helper in a jail (sandbox_linux.go):
 //   - address space (MemoryLimitBytes), CPU time (cpuLimit), no core dumps,
-//     no files written (RLIMIT_FSIZE 0) and few descriptors, set by
-//     prlimit(1) before the helper starts (see limit without it);
+//     no files written (RLIMIT_FSIZE 0) and few descriptors;
 //   - an empty environment but for the locale, HOME and TMPDIR, which point
 //     to a private directory (0700, owned by the helper's uid) that is also
 //     its working directory and is removed with it;
-//   - the uid/gid of nobody when we are root, no supplementary groups;
-//   - a private network namespace (no interfaces but loopback) where the
-//     kernel allows it: always as root, through a user namespace otherwise;
+//   - its own uid/gid when we are root, not dumpable, seccomp;
+//   - private mount, network, pid and IPC namespaces where the kernel
+//     allows them: always as root, through a user namespace otherwise;
 //     containers that forbid namespaces leave the helper on ours;
 //   - its own process group, killed with it, and SIGKILL when we die.
 func (p *helperPool) spawn() (*helper, error) {
@@ -400,39 +393,12 @@ func (p *helperPool) start(netns bool) (*helper, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resident: private dir: %w", err)
 	}
-	if p.nobody != nil {
-		if err := os.Chown(dir, int(p.nobody.Uid), int(p.nobody.Gid)); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("resident: private dir: %w", err)
-		}
+	if err := chownToHelper(dir, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("resident: private dir: %w", err)
 	}
-	args := []string{"--max-output", strconv.FormatInt(p.opts.MaxOutputBytes, 10)}
-	cmd := exec.Command(p.bin, args...)
-	if p.prlimit != "" {
-		// prlimit(1) lowers its own limits, already as the helper's uid,
-		// and execs the helper: same pid, limits in place before its first
-		// instruction, and no CAP_SYS_RESOURCE needed (which prlimit(2) on
-		// a process of another uid would need).
-		var pl []string
-		for _, l := range p.limits() {
-			pl = append(pl, fmt.Sprintf("--%s=%d:%d", l.flag, l.cur, l.max))
-		}
-		cmd = exec.Command(p.prlimit, append(append(pl, "--", p.bin), args...)...)
-	}
-	cmd.Dir = dir
-	cmd.Env = []string{"LC_ALL=C.UTF-8", "HOME=" + dir, "TMPDIR=" + dir}
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: p.nobody}
-	if netns {
-		attr.Cloneflags = syscall.CLONE_NEWNET
-		if p.nobody == nil {
-			// Unprivileged: a user namespace in which we are ourselves
-			// makes the network namespace allowed.
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		}
-	}
-	cmd.SysProcAttr = attr
+	j := jail{dir: dir, limits: p.limits(), namespaces: netns, env: []string{"LC_ALL=C.UTF-8", "HOME=" + dir, "TMPDIR=" + dir}}
+	cmd := j.command(context.Background(), p.bin, []string{"--max-output", strconv.FormatInt(p.opts.MaxOutputBytes, 10)})
 	// Our own pipes rather than cmd's: Wait (in the reaper goroutine) then
 	// never closes the ends we read and write.
 	inR, inW, err := os.Pipe()
@@ -460,12 +426,6 @@ func (p *helperPool) start(netns bool) (*helper, error) {
 		return nil, fmt.Errorf("resident: start %s: %w", p.bin, err)
 	}
 	go h.reap()
-	if p.prlimit == "" {
-		if err := p.limit(cmd.Process.Pid); err != nil {
-			h.stop()
-			return nil, err
-		}
-	}
 	// The helper announces itself; a binary that does not, or not within a
 	// few seconds, is not ours or cannot load its libraries.
 	timer := time.AfterFunc(10*time.Second, h.kill)
@@ -500,19 +460,6 @@ func (p *helperPool) limits() []rlimit {
 		{"fsize", unix.RLIMIT_FSIZE, 0, 0},
 		{"nofile", unix.RLIMIT_NOFILE, 64, 64},
 	}
-}
-
-// limit applies the rlimits with prlimit(2) where prlimit(1) is missing.
-// The helper has not read a request yet (it blocks on stdin until we write
-// one), so the limits are in place before it sees any document. This needs
-// the same uid or CAP_SYS_RESOURCE; without either the helper is not used.
-func (p *helperPool) limit(pid int) error {
-	for _, l := range p.limits() {
-		if err := unix.Prlimit(pid, l.res, &unix.Rlimit{Cur: l.cur, Max: l.max}, nil); err != nil {
-			return fmt.Errorf("resident: prlimit %s on helper %d: %w", l.flag, pid, err)
-		}
-	}
-	return nil
 }
 
 // Close kills the idle helpers; helpers working on a document are killed

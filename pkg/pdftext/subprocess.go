@@ -8,62 +8,43 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandbox runs the poppler and tesseract programs with a deadline and
-// resource limits.
-//
-// Limits are set with prlimit(1) from util-linux as an exec wrapper: prlimit
-// calls setrlimit on itself and then execs the program, so the limits apply to
-// exactly that process (and its children), the pid stays the one we started
-// (process-group kill still works) and no shell is involved. Go's
-// SysProcAttr has no rlimit fields, and calling setrlimit in our own process
-// before fork would race with every other goroutine starting processes. When
-// prlimit is not installed the programs run with only the deadline, the
-// process-group kill and the output cap; New does not fail because of it.
+// resource limits, each in a jail (sandbox_linux.go): the trampoline sets
+// the rlimits on itself before it execs the program, so they apply to
+// exactly that process (and its children) from its first instruction.
 type sandbox struct {
-	prlimit  string // "" when not installed
-	memory   int64  // RLIMIT_AS in bytes
+	memory   int64 // RLIMIT_AS in bytes
 	cpu      time.Duration
 	maxOut   int64
 	maxStder int64
 }
 
 func newSandbox(opts Options) sandbox {
-	p, _ := exec.LookPath("prlimit")
 	mem := opts.MemoryLimitBytes
 	if mem <= 0 {
 		mem = DefaultSubprocessMemory
 	}
-	return sandbox{prlimit: p, memory: mem, cpu: opts.Timeout, maxOut: opts.MaxOutputBytes, maxStder: 4 << 10}
+	return sandbox{memory: mem, cpu: opts.Timeout, maxOut: opts.MaxOutputBytes, maxStder: 4 << 10}
 }
 
-// helperCredential is who the programs run as: nil (ourselves) normally,
-// but when we run as root (a container's default, standalone started by
-// root) they run as nobody, so a PDF that exploits poppler or tesseract
-// gains no privileges. The uid need not be in /etc/passwd for the kernel.
-var helperCredential = sync.OnceValue(func() *syscall.Credential {
-	if os.Geteuid() != 0 {
-		return nil
+// limits are a one-shot program's rlimits: address space, CPU time (the
+// deadline rounded up, SIGKILL a second after SIGXCPU) and no core dumps.
+func (s sandbox) limits() []rlimit {
+	cpu := uint64(s.cpu/time.Second) + 1
+	return []rlimit{
+		{"as", unix.RLIMIT_AS, uint64(s.memory), uint64(s.memory)},
+		{"cpu", unix.RLIMIT_CPU, cpu, cpu + 1},
+		{"core", unix.RLIMIT_CORE, 0, 0},
 	}
-	uid, gid := uint32(65534), uint32(65534)
-	if u, err := user.Lookup("nobody"); err == nil {
-		if n, err := strconv.ParseUint(u.Uid, 10, 32); err == nil {
-			uid = uint32(n)
-		}
-		if n, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
-			gid = uint32(n)
-		}
-	}
-	return &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}
-})
+}
 
 // privateDir creates a directory only the programs' user can read (0700
 // from MkdirTemp, handed to that user when it is not us) and writes the PDF
@@ -79,11 +60,9 @@ func privateDir(pdf []byte) (dir, file string, err error) {
 		os.RemoveAll(dir)
 		return "", "", fmt.Errorf("write temp pdf: %w", err)
 	}
-	if cred := helperCredential(); cred != nil {
-		if err := os.Chown(file, int(cred.Uid), int(cred.Gid)); err != nil {
-			os.RemoveAll(dir)
-			return "", "", fmt.Errorf("hand temp pdf to uid %d: %w", cred.Uid, err)
-		}
+	if err := chownToHelper(file, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("hand temp pdf to the helper: %w", err)
 	}
 	return dir, file, nil
 }
@@ -95,25 +74,21 @@ func helperTempDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("create temp dir: %w", err)
 	}
-	if cred := helperCredential(); cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			os.RemoveAll(dir)
-			return "", fmt.Errorf("hand temp dir to uid %d: %w", cred.Uid, err)
-		}
+	if err := chownToHelper(dir, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("hand temp dir to the helper: %w", err)
 	}
 	return dir, nil
 }
 
 // helperDir creates a directory inside a private one for the programs to
-// write into, owned by their user.
+// write into, owned by the user of the programs working in that private
+// directory.
 func helperDir(path string) error {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		return err
 	}
-	if cred := helperCredential(); cred != nil {
-		return os.Chown(path, int(cred.Uid), int(cred.Gid))
-	}
-	return nil
+	return chownToHelper(path, filepath.Dir(path))
 }
 
 // withInput runs fn under the per-document deadline with pdf written to a
@@ -149,48 +124,39 @@ func (s sandbox) runStderr(ctx context.Context, dir, bin string, args []string, 
 	if err := ctx.Err(); err != nil {
 		return nil, nil, ctxErr(ctx)
 	}
-	name, argv := bin, args
-	if s.prlimit != "" {
-		cpu := int64(s.cpu/time.Second) + 1
-		argv = append([]string{
-			"--as=" + strconv.FormatInt(s.memory, 10),
-			"--cpu=" + strconv.FormatInt(cpu, 10),
-			"--core=0",
-			"--", bin,
-		}, args...)
-		name = s.prlimit
-	}
-	cmd := exec.CommandContext(ctx, name, argv...)
-	cmd.Dir = dir
 	// A fixed environment: no inherited secrets, C.UTF-8 so poppler writes
 	// UTF-8, one OpenMP thread so tesseract stays inside its CPU share and
 	// address-space limit.
-	cmd.Env = []string{"LC_ALL=C.UTF-8", "OMP_THREAD_LIMIT=1", "HOME=" + dir, "TMPDIR=" + dir}
+	env := []string{"LC_ALL=C.UTF-8", "OMP_THREAD_LIMIT=1", "HOME=" + dir, "TMPDIR=" + dir}
 	if v := os.Getenv("TESSDATA_PREFIX"); v != "" {
-		cmd.Env = append(cmd.Env, "TESSDATA_PREFIX="+v)
+		env = append(env, "TESSDATA_PREFIX="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: helperCredential()}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	// Wait would block on pipes kept open by a grandchild; give up after 1 s.
-	cmd.WaitDelay = time.Second
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &capWriter{w: &stderr, n: s.maxStder}
 	stdout, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
 	}
 	defer stdout.Close()
-	if cmd.SysProcAttr.Credential != nil {
+	if helperCred(dir) != nil {
 		// The helper runs as another user, and `pdfdetach -o /dev/stdout`
 		// reopens the pipe by path, which checks the pipe's owner and mode:
 		// let the helper write to it (it is ours alone either way).
 		_ = pw.Chmod(0o622)
 	}
-	cmd.Stdout = pw
-	err = cmd.Start()
+	var stderr bytes.Buffer
+	cmd, err := startJailed(func(namespaces bool) *exec.Cmd {
+		j := jail{dir: dir, limits: s.limits(), namespaces: namespaces, env: env}
+		cmd := j.command(ctx, bin, args)
+		cmd.Cancel = func() error { return killGroup(cmd) }
+		// Wait would block on pipes kept open by a grandchild; give up after 1 s.
+		cmd.WaitDelay = time.Second
+		if stdin != nil {
+			cmd.Stdin = bytes.NewReader(stdin)
+		}
+		stderr.Reset()
+		cmd.Stderr = &capWriter{w: &stderr, n: s.maxStder}
+		cmd.Stdout = pw
+		return cmd
+	})
 	_ = pw.Close() // the child holds its copy; EOF comes when it exits
 	if err != nil {
 		// exec.CommandContext refuses to start once ctx is done: a deadline

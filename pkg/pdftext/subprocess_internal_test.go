@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// As root, the helper programs run as nobody: a PDF that exploits poppler
+// As root, the helper programs run as a uid of their own: a PDF that exploits poppler
 // or tesseract gets no privileges. They can still read their input and
 // write into the private directory, and nobody else can read either.
 func TestHelpersDropRoot(t *testing.T) {
@@ -21,7 +21,7 @@ func TestHelpersDropRoot(t *testing.T) {
 	dir, file, err := privateDir([]byte("%PDF-1.4 test"))
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)
-	cred := helperCredential()
+	cred := helperCred(dir)
 	require.NotNil(t, cred)
 	require.NotZero(t, cred.Uid)
 
@@ -42,7 +42,7 @@ func TestHelpersDropRoot(t *testing.T) {
 }
 
 // workDir is a private working directory the helper programs may use (as
-// root they run as nobody, who cannot enter t.TempDir()).
+// root they run as a uid of their own, which cannot enter t.TempDir()).
 func workDir(t *testing.T) string {
 	t.Helper()
 	dir, err := helperTempDir()

@@ -10,7 +10,8 @@
 // GPL stays on the far side of a pipe.
 //
 // The Go side sandboxes the process at spawn (rlimits, cleared environment,
-// private working directory, unprivileged uid, network namespace) and kills
+// private working directory, a uid of its own, seccomp, mount, network and
+// pid namespaces; see sandbox_linux.go) and kills
 // it on a per-document deadline; this program only reads requests and
 // answers them, one at a time.
 //
@@ -54,6 +55,7 @@
 #include <vector>
 
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 // Text extraction converts no colours, yet poppler builds a Little CMS
@@ -249,6 +251,15 @@ bool extract(Request &req, size_t max_output) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // Not dumpable, before any document is read: a process of the same uid
+    // can then neither ptrace this one nor read its /proc/<pid>/mem or
+    // environ. (The Go side's trampoline already runs us from an
+    // execute-only copy, which the kernel makes non-dumpable at exec; this
+    // holds wherever the helper is started from.)
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        std::perror("pdftext-resident: PR_SET_DUMPABLE");
+        return 2;
+    }
     size_t max_output = 16u << 20;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--max-output") == 0 && i + 1 < argc) {
