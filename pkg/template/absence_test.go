@@ -123,7 +123,7 @@ func TestKeywordAbsenceRule(t *testing.T) {
 				t.Errorf("%s, keyword %q: the proof does not reject %q", c.template, c.keyword, c.text)
 			}
 			k := tpl.Keywords[slicesIndexSource(tpl.Keywords, c.keyword)]
-			if ok, _ := k.found(tpl.Prepare(c.text)); ok {
+			if ok, _ := k.found(nil, tpl.Prepare(c.text)); ok {
 				t.Errorf("%s, keyword %q: matches the prepared %q the proof rejects", c.template, c.keyword, c.text)
 			}
 		}
@@ -147,7 +147,7 @@ func slicesIndexSource(ks []*Regex, src string) int {
 func checkSelection(t *testing.T, set *Set, name, text string) int {
 	t.Helper()
 	got, gotTrace := set.Match(text)
-	plain, plainTrace := set.match(text, true, false)
+	plain, plainTrace := set.match(nil, text, true, false)
 	ref, refTrace := refMatch(set, text)
 	if got != plain || got != ref || !reflect.DeepEqual(gotTrace, plainTrace) || !reflect.DeepEqual(gotTrace, refTrace) {
 		t.Fatalf("%s: Set.Match chose %v, the plain selection %v, the reference %v (or the traces differ)", name, got, plain, ref)
@@ -170,14 +170,14 @@ func checkSelection(t *testing.T, set *Set, name, text string) int {
 						continue
 					}
 					rejected++
-					if ok, _ := tpl.Keywords[j].found(prepared); ok {
+					if ok, _ := tpl.Keywords[j].found(nil, prepared); ok {
 						t.Fatalf("%s, template %s, keyword %q: proven absent after %d replacements, yet it matches the prepared text",
 							name, tpl.Name, tpl.Keywords[j].Source, k)
 					}
 				}
 			}
 			r := tpl.Options.Replace[k]
-			if out, err := r.Re.sub(s, r.With); err == nil {
+			if out, err := r.Re.sub(nil, s, r.With); err == nil {
 				s = out
 			}
 		}

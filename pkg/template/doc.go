@@ -33,12 +33,40 @@
 // number and date rules of docs/templates.md; an ambiguous numeric date
 // without date_formats is an error, never a guess.
 //
+// # Time: templates are client code
+//
+// Templates arrive from clients (PUT /templates), so every pattern is
+// untrusted code run on every document. Two bounds hold:
+//
+//   - Linear time where possible: every pattern RE2 can express runs on Go's
+//     regexp, whose time is linear in the text, whatever the pattern. Only
+//     lookaround, backreferences, atomic groups, possessive quantifiers,
+//     conditionals and verbose mode go to the backtracking engine, where one
+//     match can take exponential time ((a+)+b on a line of a's).
+//   - One budget per run: RunOptions.Budget (ExtractOptions.Budget;
+//     DefaultBudget, INTAKE_TEMPLATE_BUDGET in the services) bounds the whole
+//     run: template choice, options.replace, keywords, fields, every lines
+//     block and row, tables, field replace and rules. Every search asks the
+//     budget first and every loop over lines and rows stops once it is
+//     spent; a backtracking match runs with MatchTimeout cut to what is
+//     left of the budget, on a copy of the compiled pattern of its own (the
+//     timeout is a field of regexp2's Regexp, shared by concurrent runs).
+//     A spent budget stops the run with a *BudgetError (errors.Is ErrBudget)
+//     naming the template and the step; the services report it as the
+//     template's failure of that document, costing only its client.
+//
+// A done ctx stops the run the same way with ctx's error. A match already
+// running on the backtracking engine cannot be interrupted: it ends at its
+// timeout, at most MatchTimeout and never after the budget. A Go regexp
+// search is not interrupted either; it is linear in the text.
+//
 // invoice2data's output (Result.Fields) keeps invoice2data's lax reading;
 // the canonical order never invents or merges a value: amounts and
 // quantities are read from the printed text with ParseAmount (strict
 // grouping), a blank typed value is missing, several values for a
 // single-valued field and a regex match timeout are errors naming the
-// field. Template.CheckOrder runs the arithmetic checks of the docintake
+// field (the run goes on: a timeout is the field's problem, a spent budget
+// the run's). Template.CheckOrder runs the arithmetic checks of the docintake
 // block (line amount, net total, gross total) on any canonical order, also
 // one read from an attached structured document.
 //

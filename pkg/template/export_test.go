@@ -11,7 +11,7 @@ import (
 
 // FirstMatch exposes the whole first match of re in s ("" if none) to tests.
 func FirstMatch(re *Regex, s string) string {
-	m, err := re.search(s)
+	m, err := re.search(nil, s)
 	if err != nil || m == nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -20,6 +21,11 @@ type ExtractOptions struct {
 	// Trace, when set, receives the debug trace (fields, regexes, matches,
 	// line blocks). Leave nil in production: tracing allocates per line.
 	Trace *Trace
+	// Budget bounds the extraction's time (0: DefaultBudget; negative:
+	// only ctx and MatchTimeout bound it).
+	Budget time.Duration
+	// meter is Run's budget, shared with template choice and Order.
+	meter *meter
 }
 
 // Result is what a template extracted, in invoice2data's shape.
@@ -49,12 +55,21 @@ type Result struct {
 	// printedCurrency is a currency field's value (invoice2data's output
 	// then overwrites "currency" with options.currency).
 	printedCurrency any
+	// Usage is the regex work the extraction did (within its budget).
+	Usage Usage
 }
 
 // Prepare applies the template's text options in invoice2data's order:
 // remove_whitespace (runs of spaces), remove_accents, lowercase, replace.
 func (t *Template) Prepare(text string) string {
-	return t.Options.replace(t.Options.prepareBase(text))
+	s, _ := t.prepare(nil, text)
+	return s
+}
+
+// prepare is Prepare under the budget m; the error is m's stop.
+func (t *Template) prepare(m *meter, text string) (string, error) {
+	m.at("options.replace")
+	return t.Options.replace(m, t.Options.prepareBase(text))
 }
 
 // prepareBase applies the flag options (remove_whitespace,
@@ -75,14 +90,18 @@ func (o *Options) prepareBase(text string) string {
 }
 
 // replace applies options.replace in order; a replacement that fails (a
-// match timeout) leaves the text as it was.
-func (o *Options) replace(s string) string {
+// match timeout) leaves the text as it was. The error is m's stop.
+func (o *Options) replace(m *meter, s string) (string, error) {
 	for _, r := range o.Replace {
-		if out, err := r.Re.sub(s, r.With); err == nil {
+		out, err := r.Re.sub(m, s, r.With)
+		if stop := m.stop(); stop != nil {
+			return s, stop
+		}
+		if err == nil {
 			s = out
 		}
 	}
-	return s
+	return s, nil
 }
 
 // baseKey indexes prepareBase's result by the three flags.
@@ -108,6 +127,7 @@ func (o *Options) baseKey() int {
 // per distinct prepared text. Per text the result equals each template's
 // own Prepare.
 type preparer struct {
+	m     *meter // the run's budget (nil: none)
 	text  string
 	texts []string // the prepared texts met so far, by id
 	base  [8]int   // 1 + the id of each flag combination's text; 0: not yet
@@ -162,7 +182,10 @@ func (p *preparer) prepare(o *Options, stop func(k, id int) bool) (int, bool) {
 		if stop != nil && stop(k, id) {
 			return id, false
 		}
-		out, err := r.Re.sub(p.texts[id], r.With)
+		out, err := r.Re.sub(p.m, p.texts[id], r.With)
+		if p.m.stop() != nil {
+			return id, false
+		}
 		if err != nil {
 			continue // as Prepare: a failed substitution leaves the text
 		}
@@ -184,7 +207,7 @@ func (p *preparer) found(id int, r *Regex, s string) (bool, error) {
 	if ok, hit := p.finds[key]; hit {
 		return ok, nil
 	}
-	ok, err := r.found(s)
+	ok, err := r.found(p.m, s)
 	if err != nil {
 		return false, err
 	}
@@ -217,7 +240,7 @@ type KeywordTrace struct {
 // Matches reports whether every keyword matches the prepared text and no
 // exclude keyword does.
 func (t *Template) Matches(prepared string) (bool, KeywordTrace) {
-	return t.matches(prepared, (*Regex).found)
+	return t.matches(prepared, func(r *Regex, s string) (bool, error) { return r.found(nil, s) })
 }
 
 // matches is Matches with the keyword test passed in (Set.Match shares
@@ -248,7 +271,7 @@ func (t *Template) matches(prepared string, found func(*Regex, string) (bool, er
 // alike share one preparation, and a template whose keywords are all
 // proven absent from its prepared text (absence.go) is not prepared.
 func (s *Set) Match(text string) (*Template, []TemplateTrace) {
-	return s.match(text, true, true)
+	return s.match(nil, text, true, true)
 }
 
 // Choose returns the template Match returns, without the trace: it stops
@@ -256,19 +279,25 @@ func (s *Set) Match(text string) (*Template, []TemplateTrace) {
 // one when any keyword is proven absent, so it costs less where no one
 // reads the trace.
 func (s *Set) Choose(text string) *Template {
-	t, _ := s.match(text, false, true)
+	t, _ := s.match(nil, text, false, true)
 	return t
 }
 
-// match is Match (trace) or Choose; skip false is the plain selection,
-// every template visited prepared, which tests compare against.
-func (s *Set) match(text string, trace, skip bool) (*Template, []TemplateTrace) {
+// match is Match (trace) or Choose under the budget m (nil: none; Run
+// reads m's stop); skip false is the plain selection, every template
+// visited prepared, which tests compare against.
+func (s *Set) match(m *meter, text string, trace, skip bool) (*Template, []TemplateTrace) {
 	var tr []TemplateTrace
-	p := preparer{text: text}
+	p := preparer{m: m, text: text}
 	for i, t := range s.templates {
 		if t.DocIntake.Embedded == EmbeddedRequire {
 			continue // chosen by party id or name only: it has no text to match
 		}
+		if m.stopped() {
+			return nil, tr
+		}
+		m.named(t.Name)
+		m.at("options and keywords")
 		var stop func(k, id int) bool
 		if skip && i < len(s.plans) && s.plans[i] != nil {
 			pl := s.plans[i]
@@ -321,15 +350,29 @@ func (t *Template) chosen(p *preparer, id int) bool {
 // layout text, pages joined by form feeds) and returns invoice2data's
 // output. It does not require the keywords to match (Result.Matched says
 // whether they do); use Set.Match or Order for template choice. The error
-// is non-nil only when ctx ends.
+// is non-nil only when ctx ends or the budget (ExtractOptions.Budget) runs
+// out, a *BudgetError; the result so far comes with it.
 func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOptions) (*Result, error) {
 	if opts == nil {
 		opts = &ExtractOptions{}
 	}
+	m := opts.meter
+	if m == nil {
+		m = newMeter(ctx, t.Name, opts.Budget)
+	}
+	m.named(t.Name)
+	res, err := t.extract(ctx, m, text, opts)
+	res.Usage = m.usage
+	return res, err
+}
+
+// extract is Extract under the budget m.
+func (t *Template) extract(ctx context.Context, m *meter, text string, opts *ExtractOptions) (*Result, error) {
 	tr := opts.Trace
-	prepared := t.Prepare(text)
+	prepared, _ := t.prepare(m, text)
 	res := &Result{Template: t.Name, Fields: NewObject(), text: prepared, rawValues: map[string][]string{}, failed: map[string]string{}}
-	res.Matched, res.Keywords = t.Matches(prepared)
+	m.at("keywords")
+	res.Matched, res.Keywords = t.matches(prepared, func(r *Regex, s string) (bool, error) { return r.found(m, s) })
 	res.Excluded = res.Keywords.ExcludeHit != ""
 	if tr != nil {
 		tr.Template = t.Name
@@ -338,23 +381,16 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 	out := res.Fields
 	out.Set("issuer", t.Issuer)
 	for _, f := range t.Fields {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if m.stopped() {
+			return res, m.result()
 		}
-		content := prepared
+		m.at("field " + f.Name)
 		var ft *FieldTrace
 		if tr != nil {
 			tr.Fields = append(tr.Fields, FieldTrace{Name: f.Name, Parser: string(f.Kind), Type: f.Type, Group: f.Group})
 			ft = &tr.Fields[len(tr.Fields)-1]
 		}
-		if f.Area != nil && opts.Area != nil {
-			area, err := opts.Area(ctx, *f.Area)
-			if err != nil {
-				res.Errors = append(res.Errors, fmt.Sprintf("field %s: area: %v", f.Name, err))
-			} else {
-				content = t.Prepare(area)
-			}
-		}
+		content := t.fieldContent(ctx, m, f, prepared, opts.Area, res)
 		var v any
 		switch f.Kind {
 		case ParserStatic:
@@ -367,9 +403,9 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 				v = cv
 			}
 		case ParserRegex:
-			v = t.regexField(f, content, res, ft)
+			v = t.regexField(m, f, content, res, ft)
 		case ParserLines:
-			v = t.linesField(f.Name, f.Lines, content, res, tr)
+			v = t.linesField(m, f.Name, f.Lines, content, res, tr)
 		}
 		if ft != nil {
 			ft.Value = v
@@ -384,10 +420,15 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 	out.Set("currency", t.Options.Currency)
 	if t.Lines != nil {
 		// The legacy plugin sets "lines" even when no row was found.
-		out.Set("lines", t.linesField("lines", t.Lines, prepared, res, tr))
+		m.at("lines")
+		out.Set("lines", t.linesField(m, "lines", t.Lines, prepared, res, tr))
 	}
 	for i, ts := range t.Tables {
-		t.table(i, ts, prepared, res, tr)
+		m.at(fmt.Sprintf("tables[%d]", i))
+		t.table(m, i, ts, prepared, res, tr)
+	}
+	if m.stopped() {
+		return res, m.result()
 	}
 	normalizeUoM(out)
 	required := t.RequiredFields
@@ -406,16 +447,41 @@ func (t *Template) Extract(ctx context.Context, text string, opts *ExtractOption
 	return res, nil
 }
 
+// fieldContent is the text field f reads: its area's, prepared, when it
+// has one and the caller can crop (an area that fails is an error on the
+// field, which then reads the whole text), else the prepared text.
+func (t *Template) fieldContent(ctx context.Context, m *meter, f *Field, prepared string, crop AreaFunc, res *Result) string {
+	if f.Area == nil || crop == nil {
+		return prepared
+	}
+	actx, cancel := m.areaContext(ctx)
+	area, err := crop(actx, *f.Area)
+	cancel()
+	if m.stopped() {
+		return prepared // the caller stops
+	}
+	if err != nil {
+		res.Errors = append(res.Errors, fmt.Sprintf("field %s: area: %v", f.Name, err))
+		return prepared
+	}
+	content, _ := t.prepare(m, area)
+	m.at("field " + f.Name)
+	return content
+}
+
 // regexField is invoice2data's regex parser: findall over every regex,
 // type coercion, then group, or de-duplication with a single value
 // unwrapped from its list.
-func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTrace) any {
+func (t *Template) regexField(m *meter, f *Field, content string, res *Result, ft *FieldTrace) any {
 	var found []string
 	for _, re := range f.Regexes {
 		if ft != nil {
 			ft.Regexes = append(ft.Regexes, re.Source)
 		}
-		ms, err := re.findAll(content, -1)
+		ms, err := re.findAll(m, content, -1)
+		if m.stop() != nil {
+			return nil // Extract returns the stop
+		}
 		if err != nil {
 			// A match timeout is an error on the field, not "no match".
 			res.fail(f.Name, err)
@@ -444,10 +510,13 @@ func (t *Template) regexField(f *Field, content string, res *Result, ft *FieldTr
 	}
 	for _, rp := range f.Replace {
 		for i, s := range found {
-			if out, err := rp.Re.sub(s, rp.With); err == nil {
+			if out, err := rp.Re.sub(m, s, rp.With); err == nil {
 				found[i] = out
 			}
 		}
+	}
+	if m.stop() != nil {
+		return nil
 	}
 	res.rawValues[f.Name] = found
 	if ft != nil {
@@ -558,14 +627,17 @@ func pyStr(v any) string {
 // appended. A row still open at the end of a block (its first line at the
 // bottom of a page, the rest on the next) is continued by the next block's
 // lines that come before any first_line, so it stays one row.
-func (t *Template) linesField(name string, spec *LinesSpec, content string, res *Result, tr *Trace) any {
+func (t *Template) linesField(m *meter, name string, spec *LinesSpec, content string, res *Result, tr *Trace) any {
 	var rows []any
 	for ri, r := range spec.Rules {
 		var open *Object
 		var ruleRows []any
 		rest := content
 		for blocks := 0; ; blocks++ {
-			sm, err := r.Start.search(rest)
+			sm, err := r.Start.search(m, rest)
+			if m.stop() != nil {
+				return rows // Extract returns the stop
+			}
 			if err != nil {
 				res.fail(name, err)
 			}
@@ -578,7 +650,10 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 				break
 			}
 			rest = rest[sm[1]:]
-			em, err := r.End.search(rest)
+			em, err := r.End.search(m, rest)
+			if m.stop() != nil {
+				return rows
+			}
 			if err != nil {
 				res.fail(name, err)
 			}
@@ -599,7 +674,10 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 				bt = &tr.Blocks[len(tr.Blocks)-1]
 			}
 			var done []any
-			done, open = t.parseBlock(r, rest[:blockEnd], bt, open, func(err error) { res.fail(name, err) })
+			done, open = t.parseBlock(m, r, rest[:blockEnd], bt, open, func(err error) { res.fail(name, err) })
+			if m.stop() != nil {
+				return rows
+			}
 			ruleRows = append(ruleRows, done...)
 			rest = rest[em[1]:]
 			if em[1] == 0 && sm[1] == sm[0] {
@@ -616,15 +694,19 @@ func (t *Template) linesField(name string, spec *LinesSpec, content string, res 
 }
 
 // firstMatch returns the first of res that matches line. A regex that
-// fails (a match timeout) is reported to fail and counts as no match here.
-func firstMatch(res []*Regex, line string, fail func(error)) (match, *Regex) {
+// fails (a match timeout) is reported to fail and counts as no match here;
+// once the budget m is spent nothing matches (parseBlock then stops).
+func firstMatch(m *meter, res []*Regex, line string, fail func(error)) (match, *Regex) {
 	for _, re := range res {
-		m, err := re.search(line)
+		mm, err := re.search(m, line)
+		if m.stop() != nil {
+			return nil, nil
+		}
 		if err != nil && fail != nil {
 			fail(err)
 		}
-		if err == nil && m != nil {
-			return m, re
+		if err == nil && mm != nil {
+			return mm, re
 		}
 	}
 	return nil, nil
@@ -645,7 +727,7 @@ func (r *Result) fail(name string, err error) {
 // parseBlock reads one block's rows. open is a row left open by the
 // previous block of the same rule; the row still open at the end of this
 // block is returned separately so that the next block can continue it.
-func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *Object, fail func(error)) (rows []any, _ *Object) {
+func (t *Template) parseBlock(m *meter, r *LinesRule, block string, bt *BlockTrace, open *Object, fail func(error)) (rows []any, _ *Object) {
 	cur := open
 	firstFound := open != nil
 	trace := func(line, kind string, re *Regex) {
@@ -659,14 +741,17 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 	}
 	parts := []string{block}
 	if r.LineSeparator != nil {
-		parts = splitRegex(r.LineSeparator, block)
+		parts = splitRegex(m, r.LineSeparator, block)
 	}
 	for _, line := range parts {
+		if m.stopped() {
+			return rows, cur
+		}
 		if strings.Trim(line, "\r\n") == "" {
 			continue
 		}
 		if r.FirstLine != nil {
-			if m, re := firstMatch(r.FirstLine, line, fail); m != nil {
+			if mm, re := firstMatch(m, r.FirstLine, line, fail); mm != nil {
 				if cur != nil && cur.Len() > 0 {
 					rows = append(rows, cur)
 				}
@@ -675,7 +760,7 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 					if gn == "" {
 						continue
 					}
-					v, _ := m.group(line, i+1)
+					v, _ := mm.group(line, i+1)
 					cur.Set(gn, strings.TrimSpace(v))
 				}
 				firstFound = true
@@ -688,8 +773,8 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 			continue
 		}
 		if r.LastLine != nil {
-			if m, re := firstMatch(r.LastLine, line, fail); m != nil {
-				cur = appendGroups(cur, re, m, line, r.JoinWith)
+			if mm, re := firstMatch(m, r.LastLine, line, fail); mm != nil {
+				cur = appendGroups(cur, re, mm, line, r.JoinWith)
 				if cur.Len() > 0 {
 					rows = append(rows, cur)
 				}
@@ -699,12 +784,12 @@ func (t *Template) parseBlock(r *LinesRule, block string, bt *BlockTrace, open *
 				continue
 			}
 		}
-		if m, re := firstMatch(r.SkipLine, line, fail); m != nil {
+		if mm, re := firstMatch(m, r.SkipLine, line, fail); mm != nil {
 			trace(line, "skip_line", re)
 			continue
 		}
-		if m, re := firstMatch(r.Line, line, fail); m != nil {
-			cur = appendGroups(cur, re, m, line, r.JoinWith)
+		if mm, re := firstMatch(m, r.Line, line, fail); mm != nil {
+			cur = appendGroups(cur, re, mm, line, r.JoinWith)
 			trace(line, "line", re)
 			continue
 		}
@@ -769,8 +854,8 @@ func appendGroups(cur *Object, re *Regex, m match, line, sep string) *Object {
 	return cur
 }
 
-func splitRegex(re *Regex, s string) []string {
-	ms, err := re.findAll(s, -1)
+func splitRegex(m *meter, re *Regex, s string) []string {
+	ms, err := re.findAll(m, s, -1)
 	if err != nil || len(ms) == 0 {
 		return []string{s}
 	}
@@ -791,10 +876,13 @@ func splitRegex(re *Regex, s string) []string {
 // by name prefix (date…, …date, amount…); a group reduces, otherwise one
 // value stays a scalar and several a list. Fields already in the output are
 // not overwritten.
-func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr *Trace) {
+func (t *Template) table(m *meter, idx int, ts *TableSpec, content string, res *Result, tr *Trace) {
 	out := res.Fields
 	name := fmt.Sprintf("tables[%d]", idx)
-	sm, err := ts.Start.search(content)
+	sm, err := ts.Start.search(m, content)
+	if m.stop() != nil {
+		return // Extract returns the stop
+	}
 	if err != nil {
 		res.fail(name, err)
 	}
@@ -805,7 +893,10 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 		return
 	}
 	rest := content[sm[1]:]
-	em, err := ts.End.search(rest)
+	em, err := ts.End.search(m, rest)
+	if m.stop() != nil {
+		return
+	}
 	if err != nil {
 		res.fail(name, err)
 	}
@@ -822,15 +913,18 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 		bt = &tr.Blocks[len(tr.Blocks)-1]
 	}
 	collected := NewObject()
-	for _, line := range splitRegex(ts.LineSeparator, body) {
+	for _, line := range splitRegex(m, ts.LineSeparator, body) {
 		if strings.Trim(line, "\r\n") == "" {
 			continue
 		}
-		m, err := ts.Body.search(line)
+		mm, err := ts.Body.search(m, line)
+		if m.stop() != nil {
+			return
+		}
 		if err != nil {
 			res.fail(name, err)
 		}
-		if err != nil || m == nil {
+		if err != nil || mm == nil {
 			if bt != nil {
 				bt.Lines = append(bt.Lines, LineTrace{Text: line, Kind: "no match"})
 			}
@@ -843,7 +937,7 @@ func (t *Template) table(idx int, ts *TableSpec, content string, res *Result, tr
 			if gn == "" {
 				continue
 			}
-			v, _ := m.group(line, i+1)
+			v, _ := mm.group(line, i+1)
 			prev, _ := collected.Get(gn)
 			list, _ := prev.([]string)
 			collected.Set(gn, append(list, v))

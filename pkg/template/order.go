@@ -109,6 +109,12 @@ func rejectReason(dt order.DocumentType) document.Reason {
 // several values, a match timeout): the template, not the document, needs
 // fixing; it is an EINVALID *document.Error naming the field.
 func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode document.ResultMode, tr *Trace) (*order.Order, *Outcome, error) {
+	return t.order(ctx, newMeter(ctx, t.Name, 0), res, m, mode, tr)
+}
+
+// order is Order whose rules run under the budget b (Run's, shared with
+// the extraction).
+func (t *Template) order(ctx context.Context, b *meter, res *Result, m Mapper, mode document.ResultMode, tr *Trace) (*order.Order, *Outcome, error) {
 	check := func(format string, args ...any) {
 		if tr != nil {
 			tr.Checks = append(tr.Checks, fmt.Sprintf(format, args...))
@@ -130,7 +136,11 @@ func (t *Template) Order(ctx context.Context, res *Result, m Mapper, mode docume
 			v, _ := res.Fields.Get(r.Field)
 			subject, where = valueText(v), "field "+r.Field
 		}
-		mm, err := r.Match.search(subject)
+		b.at(fmt.Sprintf("rules[%d]", i))
+		mm, err := r.Match.search(b, subject)
+		if b.stop() != nil {
+			return o, nil, b.result()
+		}
 		if err != nil || mm == nil {
 			check("rule %d (%s %q in %s): no match", i, r.Action, r.Match.Source, where)
 			continue

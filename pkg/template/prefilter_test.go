@@ -88,7 +88,7 @@ func TestRequiredLiterals(t *testing.T) {
 			if engine != nil && !r.mayMatch(s) {
 				t.Errorf("%q in %q: the prefilter refuses a text the engine matches", src, s)
 			}
-			if m, _ := r.search(s); !slices.Equal(m, engine) {
+			if m, _ := r.search(nil, s); !slices.Equal(m, engine) {
 				t.Errorf("%q in %q: search %v, the engine %v", src, s, m, engine)
 			}
 		}
@@ -120,7 +120,7 @@ func TestPrefilterMatchesEngine(t *testing.T) {
 	for _, r := range res {
 		for name, s := range texts {
 			want := r.re2.FindAllStringSubmatchIndex(s, -1)
-			got, _ := r.findAll(s, -1)
+			got, _ := r.findAll(nil, s, -1)
 			if len(got) != len(want) {
 				t.Fatalf("%q in %s: findAll %d matches, the engine %d", r.Source, name, len(got), len(want))
 			}
@@ -129,11 +129,11 @@ func TestPrefilterMatchesEngine(t *testing.T) {
 					t.Fatalf("%q in %s: match %d %v, the engine %v", r.Source, name, i, got[i], want[i])
 				}
 			}
-			first, _ := r.search(s)
+			first, _ := r.search(nil, s)
 			if !slices.Equal(first, r.re2.FindStringSubmatchIndex(s)) {
 				t.Fatalf("%q in %s: search differs from the engine", r.Source, name)
 			}
-			if ok, _ := r.found(s); ok != (want != nil) {
+			if ok, _ := r.found(nil, s); ok != (want != nil) {
 				t.Fatalf("%q in %s: found %v, the engine %v", r.Source, name, ok, want != nil)
 			}
 			if !r.mayMatch(s) {

@@ -21,7 +21,7 @@ import (
 var refSpaceRun = regexp.MustCompile(` +`)
 
 // refSub is the substitution as it was: subAll, the general path.
-func refSub(r *Regex, s, repl string) (string, error) { return r.subAll(s, repl) }
+func refSub(r *Regex, s, repl string) (string, error) { return r.subAll(nil, s, repl) }
 
 func refPrepare(t *Template, text string) string {
 	s := text
@@ -47,7 +47,7 @@ func refFound(r *Regex, s string) (bool, error) {
 		// The engine itself: search skips it when a required literal is missing.
 		return r.re2.FindStringSubmatchIndex(s) != nil, nil
 	}
-	m, err := r.search(s)
+	m, err := r.search(nil, s)
 	return m != nil, err
 }
 
@@ -170,7 +170,7 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 				}
 				for _, k := range append(append([]*Regex(nil), tpl.Keywords...), tpl.ExcludeKeywords...) {
 					for _, s := range []string{text, want} {
-						got, gerr := k.found(s)
+						got, gerr := k.found(nil, s)
 						ref, rerr := refFound(k, s)
 						if got != ref || (gerr == nil) != (rerr == nil) {
 							t.Fatalf("%s, template %s, keyword %q: found %v (%v), reference %v (%v)", name, tpl.Name, k.Source, got, gerr, ref, rerr)
@@ -190,7 +190,7 @@ func TestSharedPreparationMatchesPerTemplate(t *testing.T) {
 				}
 				for _, r := range reps {
 					for _, s := range []string{text, want} {
-						got, gerr := r.Re.sub(s, r.With)
+						got, gerr := r.Re.sub(nil, s, r.With)
 						ref, rerr := refSub(r.Re, s, r.With)
 						if got != ref || (gerr == nil) != (rerr == nil) {
 							t.Fatalf("%s, template %s, replace %q → %q differs from the reference", name, tpl.Name, r.Re.Source, r.With)
@@ -235,7 +235,7 @@ func TestFoundShortcuts(t *testing.T) {
 			t.Errorf("%q: kind %d, want %d", src, r.kind, kind)
 		}
 		for _, s := range texts {
-			got, _ := r.found(s)
+			got, _ := r.found(nil, s)
 			want, _ := refFound(r, s)
 			if got != want {
 				t.Errorf("%q in %q: found %v, the regex engine %v", src, s, got, want)

@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -14,8 +15,11 @@ import (
 )
 
 // MatchTimeout bounds one match of a pattern that needs the backtracking
-// engine (lookaround, backreferences). RE2 patterns run in linear time and need
-// no limit. A timed-out match counts as "no match" and is recorded in the trace.
+// engine (lookaround, backreferences); a pattern takes the value it has when
+// it is compiled (0 or less: no limit of its own). RE2 patterns run in
+// linear time and need no limit. A timed-out match is an error on the field
+// that ran it, never "no match". The run's budget (DefaultBudget) caps it
+// further: no match runs longer than what is left of the budget.
 var MatchTimeout = 2 * time.Second
 
 // Regex is a compiled template pattern written in Python's re syntax. Patterns
@@ -25,7 +29,13 @@ type Regex struct {
 	Source string // the pattern as written in the template
 	re2    *regexp.Regexp
 	bt     *regexp2.Regexp
-	names  []string // group names by index (index 0: whole match)
+	// clones are copies of bt, each used by one match at a time:
+	// regexp2 reads a Regexp's MatchTimeout field on every match, so
+	// setting it per match (to what is left of a run's budget) on a
+	// shared one would race with other documents' matches.
+	clones  *sync.Pool
+	timeout time.Duration // MatchTimeout when compiled
+	names   []string      // group names by index (index 0: whole match)
 	// kind says how found can answer without running the regex engine
 	// (see foundKind); literal is the string of foundLiteral, fold the
 	// pattern runes of foundFold.
@@ -71,11 +81,17 @@ func CompileRegex(src string) (*Regex, error) {
 		}
 		// Fall through: some Python syntax is only valid for the backtracker.
 	}
-	bt, err := regexp2.Compile(pythonForRegexp2(src), regexp2.None)
+	expr := pythonForRegexp2(src)
+	bt, err := regexp2.Compile(expr, regexp2.None)
 	if err != nil {
 		return nil, fmt.Errorf("regex %q: %w", src, err)
 	}
-	bt.MatchTimeout = MatchTimeout
+	timeout := MatchTimeout
+	if timeout <= 0 {
+		timeout = regexp2.DefaultMatchTimeout
+	}
+	bt.MatchTimeout = timeout
+	clones := &sync.Pool{New: func() any { return regexp2.MustCompile(expr, regexp2.None) }}
 	nums := bt.GetGroupNumbers()
 	names := make([]string, 0, len(nums))
 	for _, n := range nums {
@@ -85,7 +101,7 @@ func CompileRegex(src string) (*Regex, error) {
 		}
 		names = append(names, name)
 	}
-	return &Regex{Source: src, bt: bt, names: names}, nil
+	return &Regex{Source: src, bt: bt, clones: clones, timeout: timeout, names: names}, nil
 }
 
 // NumGroups is the number of capturing groups.
@@ -105,15 +121,19 @@ func (m match) group(s string, i int) (string, bool) {
 	return s[m[2*i]:m[2*i+1]], true
 }
 
-// search returns the first match in s or nil.
-func (r *Regex) search(s string) (match, error) {
+// search returns the first match in s or nil. m (nil: none) is the run's
+// budget: a spent budget or a done context is the error.
+func (r *Regex) search(m *meter, s string) (match, error) {
 	if r.re2 != nil {
+		if err := m.search(); err != nil {
+			return nil, err
+		}
 		if !r.mayMatch(s) {
 			return nil, nil
 		}
 		return r.re2.FindStringSubmatchIndex(s), nil
 	}
-	ms, err := r.findAll(s, 1)
+	ms, err := r.findAll(m, s, 1)
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
@@ -211,7 +231,10 @@ func sameFold(a, b rune) bool {
 // found reports whether r matches somewhere in s, as search(s) != nil does,
 // without computing the groups: keyword selection tests hundreds of
 // keywords per document and needs only yes or no.
-func (r *Regex) found(s string) (bool, error) {
+func (r *Regex) found(m *meter, s string) (bool, error) {
+	if err := m.search(); err != nil {
+		return false, err
+	}
 	switch r.kind {
 	case foundLiteral:
 		return strings.Contains(s, r.literal), nil
@@ -223,24 +246,33 @@ func (r *Regex) found(s string) (bool, error) {
 	if r.re2 != nil {
 		return r.mayMatch(s) && r.re2.MatchString(s), nil
 	}
-	m, err := r.search(s)
-	return m != nil, err
+	ms, err := r.findBT(m, s, 1)
+	return len(ms) > 0, err
 }
 
 // findAll returns up to n matches (n < 0: all), non-overlapping, like
 // Python's finditer.
-func (r *Regex) findAll(s string, n int) ([]match, error) {
-	if r.re2 != nil {
-		if !r.mayMatch(s) {
-			return []match{}, nil
-		}
-		idx := r.re2.FindAllStringSubmatchIndex(s, n)
-		out := make([]match, len(idx))
-		for i, m := range idx {
-			out[i] = m
-		}
-		return out, nil
+func (r *Regex) findAll(m *meter, s string, n int) ([]match, error) {
+	if err := m.search(); err != nil {
+		return nil, err
 	}
+	if r.re2 == nil {
+		return r.findBT(m, s, n)
+	}
+	if !r.mayMatch(s) {
+		return []match{}, nil
+	}
+	idx := r.re2.FindAllStringSubmatchIndex(s, n)
+	out := make([]match, len(idx))
+	for i, m := range idx {
+		out[i] = m
+	}
+	return out, nil
+}
+
+// findBT is findAll on the backtracking engine, each match (the first and
+// every next one) limited by runBT. The caller counted the search.
+func (r *Regex) findBT(m *meter, s string, n int) ([]match, error) {
 	// regexp2 reports rune offsets; byteAt maps them back to byte offsets.
 	// Each rune's width is read from s: an invalid byte is one U+FFFD rune
 	// of one byte, not of U+FFFD's three.
@@ -251,34 +283,65 @@ func (r *Regex) findAll(s string, n int) ([]match, error) {
 		byteAt = append(byteAt, i)
 	}
 	byteAt = append(byteAt, len(s))
+	bt := r.clones.Get().(*regexp2.Regexp)
+	defer r.clones.Put(bt)
 	var out []match
-	m, err := r.bt.FindRunesMatch(runes)
-	for err == nil && m != nil && (n < 0 || len(out) < n) {
-		gs := m.Groups()
-		mm := make(match, 2*len(r.names))
-		for i := range mm {
-			mm[i] = -1
+	found, err := r.runBT(m, bt, func() (*regexp2.Match, error) { return bt.FindRunesMatch(runes) })
+	for err == nil && found != nil && (n < 0 || len(out) < n) {
+		out = append(out, r.groups(found, byteAt))
+		if n >= 0 && len(out) == n {
+			break
 		}
-		for gi, g := range gs {
-			if gi >= len(r.names) || len(g.Captures) == 0 {
-				continue
-			}
-			mm[2*gi] = byteAt[g.Index]
-			mm[2*gi+1] = byteAt[g.Index+g.Length]
+		if err = m.check(); err == nil {
+			prev := found
+			found, err = r.runBT(m, bt, func() (*regexp2.Match, error) { return bt.FindNextMatch(prev) })
 		}
-		out = append(out, mm)
-		m, err = r.bt.FindNextMatch(m)
 	}
-	if err != nil {
-		return out, fmt.Errorf("regex %q: %w", r.Source, err)
+	return out, err
+}
+
+// runBT runs one match on bt (a clone of r's) with r's timeout, cut to
+// what is left of m's budget. The timeout's error names the pattern but
+// not the text (regexp2's quotes the whole input: a document in every log
+// line and event). A timeout cut by the budget is the budget's error.
+func (r *Regex) runBT(m *meter, bt *regexp2.Regexp, run func() (*regexp2.Match, error)) (*regexp2.Match, error) {
+	m.backtrack()
+	d, capped := m.matchTimeout(r.timeout)
+	bt.MatchTimeout = d
+	found, err := run()
+	if err == nil {
+		return found, nil
 	}
-	return out, nil
+	if stop := m.timedOut(capped); stop != nil {
+		return nil, stop
+	}
+	return nil, fmt.Errorf("regex %q: match timeout after %v", r.Source, d)
+}
+
+// groups converts one regexp2 match to byte offsets.
+func (r *Regex) groups(found *regexp2.Match, byteAt []int) match {
+	mm := make(match, 2*len(r.names))
+	for i := range mm {
+		mm[i] = -1
+	}
+	for gi, g := range found.Groups() {
+		if gi >= len(r.names) || len(g.Captures) == 0 {
+			continue
+		}
+		mm[2*gi] = byteAt[g.Index]
+		mm[2*gi+1] = byteAt[g.Index+g.Length]
+	}
+	return mm
 }
 
 // sub replaces every match of r in s with repl written in Python's
 // replacement syntax (\1, \g<1>, \g<name>), as re.sub does.
-func (r *Regex) sub(s, repl string) (string, error) {
+func (r *Regex) sub(m *meter, s, repl string) (string, error) {
 	if r.re2 != nil {
+		// Counted as one search by subAll or here.
+		if err := m.check(); err != nil {
+			return s, err
+		}
 		// Most replace options do not match most documents: a match-only
 		// scan (no groups) settles that before collecting matches.
 		if !r.mayMatch(s) || !r.re2.MatchString(s) {
@@ -287,6 +350,9 @@ func (r *Regex) sub(s, repl string) (string, error) {
 		if !strings.Contains(repl, `\`) {
 			// No group references or escapes: repl is literal, as expand
 			// would write it, and the groups are not needed.
+			if err := m.search(); err != nil {
+				return s, err
+			}
 			idx := r.re2.FindAllStringIndex(s, -1)
 			var b strings.Builder
 			last := 0
@@ -299,13 +365,13 @@ func (r *Regex) sub(s, repl string) (string, error) {
 			return b.String(), nil
 		}
 	}
-	return r.subAll(s, repl)
+	return r.subAll(m, s, repl)
 }
 
 // subAll is sub through the general path: every match with its groups,
 // each replacement expanded.
-func (r *Regex) subAll(s, repl string) (string, error) {
-	ms, err := r.findAll(s, -1)
+func (r *Regex) subAll(m *meter, s, repl string) (string, error) {
+	ms, err := r.findAll(m, s, -1)
 	if err != nil {
 		return s, err
 	}

@@ -19,7 +19,7 @@ func TestBacktrackingInvalidUTF8(t *testing.T) {
 		"é\xc3ab ab":     "é\xc3abc abc",
 		"\xe2\x84ab\xff": "\xe2\x84abc\xff",
 	} {
-		got, err := r.sub(text, `\1c`)
+		got, err := r.sub(nil, text, `\1c`)
 		if err != nil || got != want {
 			t.Errorf("sub(%q) = %q, %v; want %q", text, got, err, want)
 		}

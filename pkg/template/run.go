@@ -23,6 +23,11 @@ type RunOptions struct {
 	// ReceivedAt is when the document was received: the order date of a
 	// template with docintake.date_fallback: receipt when none is printed.
 	ReceivedAt time.Time
+	// Budget bounds the time of the whole run: template choice, options,
+	// fields, lines, tables and rules, every backtracking match included
+	// (0: DefaultBudget; negative: only ctx and MatchTimeout bound it).
+	// Mapper lookups are not counted.
+	Budget time.Duration
 }
 
 // Run is one document's processing: the chosen template, invoice2data's
@@ -39,7 +44,9 @@ type Run struct {
 // An unknown template name or party id is an EBADREQUEST error with code
 // template_not_found; no matching template is a rejected unknown_format
 // outcome, not an error. Other errors come from Order (mapper failure,
-// unparsable canonical value) or ctx.
+// unparsable canonical value), the budget (a *BudgetError naming the
+// template and the step where the time ran out) or ctx; with those the
+// Run holds what was read so far (the trace, the partial Result).
 func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, error) {
 	run := &Run{}
 	if opts.Debug {
@@ -49,11 +56,15 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 	if err != nil {
 		return nil, err
 	}
+	m := newMeter(ctx, "", opts.Budget)
 	if t == nil {
 		if run.Trace != nil {
-			t, run.Trace.Templates = s.Match(text)
+			t, run.Trace.Templates = s.match(m, text, true, true)
 		} else {
-			t = s.Choose(text) // the same template, without the trace nobody reads
+			t, _ = s.match(m, text, false, true) // as Choose: the trace nobody reads is not kept
+		}
+		if err := m.result(); err != nil {
+			return run, err
 		}
 		if t == nil {
 			run.Outcome = &Outcome{Status: OutcomeRejected, Reason: document.ReasonUnknownFormat, Detail: "no template matched"}
@@ -66,15 +77,16 @@ func (s *Set) Run(ctx context.Context, text string, opts RunOptions) (*Run, erro
 			Detail: fmt.Sprintf("template %s reads structured attachments only and the PDF carries no structured order", t.Name)}
 		return run, nil
 	}
-	res, err := t.Extract(ctx, text, &ExtractOptions{Area: opts.Area, Trace: run.Trace})
-	if err != nil {
-		return nil, err
-	}
+	res, err := t.Extract(ctx, text, &ExtractOptions{Area: opts.Area, Trace: run.Trace, meter: m})
 	run.Result = res
+	if err != nil {
+		return run, err
+	}
 	if run.Trace != nil && len(run.Trace.Templates) == 0 {
 		run.Trace.Templates = []TemplateTrace{{Name: t.Name, File: t.File, Priority: t.Priority, Matched: res.Matched, Keywords: res.Keywords}}
 	}
-	o, out, err := t.Order(ctx, res, opts.Mapper, opts.Mode, run.Trace)
+	o, out, err := t.order(ctx, m, res, opts.Mapper, opts.Mode, run.Trace)
+	res.Usage = m.usage
 	if o != nil && o.IssueDate.IsZero() && t.DocIntake.DateFallback == "receipt" && !opts.ReceivedAt.IsZero() {
 		o.IssueDate = order.DateOf(opts.ReceivedAt)
 		o.Remarks = append(o.Remarks, "No order date printed; the order is dated by the day it was received ("+o.IssueDate.String()+")")
