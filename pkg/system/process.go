@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
@@ -35,7 +36,7 @@ type Process struct {
 type Adapters struct {
 	Store     *store.Store
 	Objects   ObjectStore
-	Templates *Templates
+	Templates *catalogue.Catalogue
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
@@ -96,8 +97,8 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 			return nil, err
 		}
 	}
-	if p.Templates, err = OpenTemplates(ctx, p.Store, p.Logger.Named("templates"),
-		TemplatesOptions{Dirs: []string{cfg.TemplatesDir}}); err != nil {
+	if p.Templates, err = catalogue.Open(ctx, p.Store, p.Logger.Named("templates"),
+		catalogue.Options{Dirs: []string{cfg.TemplatesDir}}); err != nil {
 		return nil, err
 	}
 	p.closers = append(p.closers, p.Templates.Close)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/observability"
 	"go.opentelemetry.io/otel/attribute"
 
@@ -31,7 +32,7 @@ type dispatcher struct {
 	prefix    string
 	store     *store.Store
 	objects   system.ObjectStore
-	templates *system.Templates
+	templates *catalogue.Catalogue
 	hook      *webhook.Client
 	pub       *queue.Publisher
 	logger    *zap.Logger

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
@@ -52,7 +53,7 @@ type bundle struct {
 	objs    *objectstore.S3
 	env     map[string]string
 	reg     *prometheus.Registry
-	tm      *system.Templates // the last started dispatcher's catalogue
+	tm      *catalogue.Catalogue // the last started dispatcher's catalogue
 }
 
 // setup builds the infrastructure; env overrides the test defaults (short
@@ -123,7 +124,7 @@ func templatesDir(t *testing.T) string {
 func (b *bundle) start(tuning dispatcher.Tuning) {
 	b.t.Helper()
 	cfg := b.config()
-	tm, err := system.OpenTemplates(b.t.Context(), b.st, zaptest.NewLogger(b.t), system.TemplatesOptions{Dirs: []string{cfg.TemplatesDir}})
+	tm, err := catalogue.Open(b.t.Context(), b.st, zaptest.NewLogger(b.t), catalogue.Options{Dirs: []string{cfg.TemplatesDir}})
 	require.NoError(b.t, err)
 	b.t.Cleanup(tm.Close)
 	b.tm = tm

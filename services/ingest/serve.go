@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/store"
@@ -55,7 +56,7 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.
 	pdfOpts := system.PDFOptions(cfg) // samples are read as the processor reads documents
-	sampleText := &system.SampleText{Options: &pdfOpts}
+	sampleText := &catalogue.SampleText{Options: &pdfOpts}
 	defer func() { _ = sampleText.Close() }()
 	srv.EnableTemplates(d.Store, sampleText.Text)
 	srv.EnableReprocess(d.Store)

@@ -13,10 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/labstack/echo/v4"
 )
@@ -29,7 +28,7 @@ const (
 	// built-in reader owns that name for every client.
 	codeTemplateNameReserved = "template_name_reserved"
 	// codeTemplateNameInvalid refuses a name outside 1-100 ASCII letters,
-	// digits, '-', '_' and '.' (system.CheckTemplateName).
+	// digits, '-', '_' and '.' (catalogue.CheckTemplateName).
 	codeTemplateNameInvalid = "template_name_invalid"
 )
 
@@ -49,13 +48,13 @@ type TemplateStore interface {
 // caller (global templates are listed, never changed).
 type templatesAPI struct {
 	st   TemplateStore
-	text samples.TextFunc
+	text catalogue.TextFunc
 }
 
 // EnableTemplates adds the client template API (GET /templates,
 // GET/PUT/DELETE /templates/{name}); text reads sample documents (see
-// system.SampleText).
-func (s *Server) EnableTemplates(st TemplateStore, text samples.TextFunc) {
+// catalogue.SampleText).
+func (s *Server) EnableTemplates(st TemplateStore, text catalogue.TextFunc) {
 	if st == nil || text == nil {
 		panic("ingest.EnableTemplates: nil dependency")
 	}
@@ -181,7 +180,7 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 	ctx := c.Request().Context()
 	cl := clientFrom(c)
 	name := c.Param("name")
-	if err := system.CheckTemplateName(name); err != nil {
+	if err := catalogue.CheckTemplateName(name); err != nil {
 		return nameInvalid(err, "name")
 	}
 	ifv, err := ifVersion(c.Request())
@@ -192,11 +191,11 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := system.NewTemplatePush(filename, content, smp)
-	if errors.Is(err, system.ErrInvalidName) {
-		return nameInvalid(system.ErrInvalidName, "docintake.name")
+	p, err := catalogue.NewTemplatePush(filename, content, smp)
+	if errors.Is(err, catalogue.ErrInvalidName) {
+		return nameInvalid(catalogue.ErrInvalidName, "docintake.name")
 	}
-	if errors.Is(err, system.ErrReservedName) {
+	if errors.Is(err, catalogue.ErrReservedName) {
 		return &document.Error{Kind: document.EINVALID, Code: codeTemplateNameReserved, Message: err.Error(),
 			Details: map[string]string{"path": "docintake.name"}}
 	}
@@ -215,12 +214,12 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 			return err
 		}
 	}
-	results, err := system.RunSamples(ctx, p, a.text)
+	results, err := catalogue.RunSamples(ctx, p, a.text)
 	if err != nil {
 		return err
 	}
 	force := c.QueryParam("force") == "true"
-	if n := samples.Failed(results); n > 0 && !force {
+	if n := catalogue.FailedSamples(results); n > 0 && !force {
 		details := map[string]string{}
 		for _, r := range results {
 			if !r.Pass {
@@ -232,7 +231,7 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 			Details: details}
 	}
 	p.ClientID, p.Comment, p.PushedBy, p.IfVersion = cl.ID, c.QueryParam("comment"), "client:"+cl.ID, ifv
-	p.Forced = samples.Failed(results) > 0
+	p.Forced = catalogue.FailedSamples(results) > 0
 	res, err := a.st.PushTemplate(ctx, p)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/system"
 	"os"
@@ -64,7 +65,7 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 	if fi, err := os.Stat(path); path == "" || err == nil && fi.IsDir() {
 		path = filepath.Join(path, d.Name+".yml") // a directory: NAME.yml in it
 	}
-	dir := system.SamplesDir(path)
+	dir := catalogue.SamplesDir(path)
 	if !*force {
 		for _, p := range []string{path, dir} {
 			if _, err := os.Stat(p); err == nil {

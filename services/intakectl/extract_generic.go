@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/generic"
@@ -107,7 +108,7 @@ func extractGeneric(ctx context.Context, env Env, cfg config.Config, a genericAr
 func readGenericFile(ctx context.Context, env Env, f string, eng *pdftext.Engine, opts pdftext.Options, mode document.ResultMode, output string) (genericRead, error) {
 	debug := output == "debug"
 	ropts := template.RunOptions{Mode: mode, Debug: debug}
-	run, engines, err := structuredRun(ctx, env, f, system.GenericVersion.Set, ropts, output) // extract_embedded.go
+	run, engines, err := structuredRun(ctx, env, f, catalogue.GenericVersion.Set, ropts, output) // extract_embedded.go
 	if err != nil || run != nil {
 		return genericRead{run: run, engines: engines}, err
 	}

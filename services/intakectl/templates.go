@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
@@ -95,11 +95,11 @@ func templateFiles(args []string) ([]string, error) {
 type checked struct {
 	file    string
 	push    store.TemplatePush
-	results []samples.Result
+	results []catalogue.SampleResult
 	err     error // the template is invalid or unreadable
 }
 
-func (c checked) failed() bool { return c.err != nil || samples.Failed(c.results) > 0 }
+func (c checked) failed() bool { return c.err != nil || catalogue.FailedSamples(c.results) > 0 }
 
 // checkFiles reads and tests every template file, printing one line per
 // sample and returns the checks with a summary line.
@@ -110,15 +110,15 @@ func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error)
 	}
 	// Samples are read as the processor reads documents (INTAKE_PDF_*).
 	pdfOpts := system.PDFOptions(cfg)
-	st := &system.SampleText{Options: &pdfOpts}
+	st := &catalogue.SampleText{Options: &pdfOpts}
 	defer func() { _ = st.Close() }()
 	var out []checked
 	nSamples, nFailed, nBad := 0, 0, 0
 	for _, f := range files {
 		c := checked{file: f}
-		c.push, c.err = system.ReadTemplateFile(f)
+		c.push, c.err = catalogue.ReadTemplateFile(f)
 		if c.err == nil {
-			c.results, c.err = system.RunSamples(ctx, c.push, st.Text)
+			c.results, c.err = catalogue.RunSamples(ctx, c.push, st.Text)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -134,7 +134,7 @@ func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error)
 			fmt.Fprintf(env.Stdout, "%s: %s\n", c.push.Name, r.Line())
 		}
 		nSamples += len(c.results)
-		nFailed += samples.Failed(c.results)
+		nFailed += catalogue.FailedSamples(c.results)
 		out = append(out, c)
 	}
 	fmt.Fprintf(env.Stdout, "%d templates (%d invalid), %d samples, %d passed, %d failed\n",
@@ -476,7 +476,7 @@ func templatesPull(ctx context.Context, args []string, env Env) int {
 				return fail(env, "%v", err)
 			}
 			for _, s := range v.Samples {
-				if err := writeFile(filepath.Join(system.SamplesDir(file), filepath.Base(s.Name)), s.Content); err != nil {
+				if err := writeFile(filepath.Join(catalogue.SamplesDir(file), filepath.Base(s.Name)), s.Content); err != nil {
 					return fail(env, "%v", err)
 				}
 			}

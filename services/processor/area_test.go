@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,7 +39,7 @@ func TestTemplateArea(t *testing.T) {
 			t.Parallel()
 			b := setup(t, map[string]string{"INTAKE_PDF_ENGINE": engine, "INTAKE_PDF_RESIDENT_BIN": pdftexttest.ResidentBin(t)})
 			// The template joins the catalogue as INTAKE_TEMPLATES_DIR does.
-			tm, err := system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t), system.TemplatesOptions{Dirs: []string{dir}})
+			tm, err := catalogue.Open(t.Context(), b.st, zaptest.NewLogger(t), catalogue.Options{Dirs: []string{dir}})
 			require.NoError(t, err)
 			t.Cleanup(tm.Close)
 			b.tmpls = tm

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/repotest"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/templatetest"
 )
@@ -47,7 +47,7 @@ func BenchmarkDocumentCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := &system.Version{Name: "contoso-po", Number: 1, SHA256: make([]byte, 32), Template: tpl, Set: one}
+	v := &catalogue.Version{Name: "contoso-po", Number: 1, SHA256: make([]byte, 32), Template: tpl, Set: one}
 	type doc struct {
 		pdf  []byte
 		text string

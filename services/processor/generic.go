@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
@@ -13,7 +14,7 @@ import (
 // for the built-in template generic, else the template, and then its
 // docintake.fallback when the template found nothing. via names the reader
 // for the result's source when it was not the template ("" otherwise).
-func runText(ctx context.Context, v *system.Version, text string, opts template.RunOptions) (run *template.Run, via string, err error) {
+func runText(ctx context.Context, v *catalogue.Version, text string, opts template.RunOptions) (run *template.Run, via string, err error) {
 	if v.Builtin() {
 		run, err = readGeneric(ctx, text, opts)
 		return run, "read by " + generic.Name, err

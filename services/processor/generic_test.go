@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +34,7 @@ docintake:
 // push stores content as a global template version.
 func (b *bundle) push(content string) {
 	b.t.Helper()
-	p, err := system.NewTemplatePush("t.yml", []byte(content), nil)
+	p, err := catalogue.NewTemplatePush("t.yml", []byte(content), nil)
 	require.NoError(b.t, err)
 	p.PushedBy = "test"
 	_, err = b.st.PushTemplate(b.t.Context(), p)

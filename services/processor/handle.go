@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/observability"
 	"go.opentelemetry.io/otel/attribute"
 
@@ -33,7 +34,7 @@ import (
 type worker struct {
 	st          *store.Store
 	objects     objectstore.Store
-	templates   *system.Templates
+	templates   *catalogue.Catalogue
 	engine      pdftext.Engine
 	log         *zap.Logger
 	prefix      string
@@ -112,7 +113,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	// processor working on the same document, cannot mix versions.
 	v, _, err := w.templates.PinAttempt(ctx, doc, pr.Attempt, actor)
 	if err != nil {
-		if errors.Is(err, system.ErrTemplateUnavailable) {
+		if errors.Is(err, catalogue.ErrTemplateUnavailable) {
 			return w.failed(ctx, log, doc, dl, &failure{"template", err})
 		}
 		w.metrics.job(outRetry)
@@ -174,7 +175,7 @@ func (r *result) date() *time.Time {
 // process reads, extracts and renders a document. It returns a *failure for
 // problems of the document or its template (a panic included) and other
 // errors for the infrastructure's.
-func (w *worker) process(ctx context.Context, doc document.Document, v *system.Version) (res *result, err error) {
+func (w *worker) process(ctx context.Context, doc document.Document, v *catalogue.Version) (res *result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, &failure{"panic", fmt.Errorf("%v\n%s", r, debug.Stack())}

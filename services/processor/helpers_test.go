@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/repotest"
 
 	"github.com/docintake/docintake/pkg/config"
@@ -53,7 +54,7 @@ type bundle struct {
 	objects *countingStore
 	cfg     config.Config
 	env     map[string]string
-	tmpls   *system.Templates
+	tmpls   *catalogue.Catalogue
 	relay   *queue.Relay
 }
 
@@ -113,7 +114,7 @@ func setup(t testing.TB, env map[string]string) *bundle {
 	s3, err := objectstore.NewS3(b.s3)
 	require.NoError(t, err)
 	b.objects = &countingStore{Store: s3}
-	b.tmpls, err = system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t).Named("templates"), system.TemplatesOptions{
+	b.tmpls, err = catalogue.Open(t.Context(), b.st, zaptest.NewLogger(t).Named("templates"), catalogue.Options{
 		Dirs: []string{filepath.Join("testdata", "templates"), filepath.Join(repoRoot(t), "deploy", "templates")}})
 	require.NoError(t, err)
 	t.Cleanup(b.tmpls.Close)

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -34,7 +34,7 @@ func acmeBuyer(t testing.TB, name string) []byte {
 // pushAcme stores content as the next global version of acme.
 func (b *bundle) pushAcme(content []byte) int {
 	b.t.Helper()
-	p, err := system.NewTemplatePush("acme.yml", content, nil)
+	p, err := catalogue.NewTemplatePush("acme.yml", content, nil)
 	require.NoError(b.t, err)
 	p.PushedBy = "test"
 	r, err := b.st.PushTemplate(b.t.Context(), p)
@@ -124,7 +124,7 @@ func TestTwoProcessorsNeverMixVersions(t *testing.T) {
 	b.addArticles()
 	b.start()
 	b.start(func(d *processor.Deps) {
-		tm, err := system.OpenTemplates(t.Context(), b.st, zaptest.NewLogger(t), system.TemplatesOptions{})
+		tm, err := catalogue.Open(t.Context(), b.st, zaptest.NewLogger(t), catalogue.Options{})
 		require.NoError(t, err)
 		t.Cleanup(tm.Close)
 		d.Templates = tm
@@ -253,7 +253,7 @@ func TestTemplatePushLiveInSeparateIngestAndProcessor(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code, "unknown before the push")
 
 	renamed := strings.Replace(string(acmeBuyer(t, "New One")), "name: acme\n  party_ids: [ACME]", "name: acme-new", 1)
-	p, err := system.NewTemplatePush("acme-new.yml", []byte(renamed), nil)
+	p, err := catalogue.NewTemplatePush("acme-new.yml", []byte(renamed), nil)
 	require.NoError(t, err)
 	p.PushedBy = "test"
 	_, err = b.st.PushTemplate(t.Context(), p)

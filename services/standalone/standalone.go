@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/system"
@@ -75,8 +76,8 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 			return err
 		}
 	}
-	tmpls, err := system.OpenTemplates(ctx, st, logger.Named("templates"),
-		system.TemplatesOptions{Dirs: []string{cfg.TemplatesDir}})
+	tmpls, err := catalogue.Open(ctx, st, logger.Named("templates"),
+		catalogue.Options{Dirs: []string{cfg.TemplatesDir}})
 	if err != nil {
 		return err
 	}

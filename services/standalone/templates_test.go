@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
-	disystem "github.com/docintake/docintake/pkg/system"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +54,7 @@ func tryUpload(t *testing.T, url, token string, fields map[string]string, pdf []
 // pushText stores content as a new version of its template in scope client.
 func pushText(t *testing.T, st *store.Store, client, content string) int {
 	t.Helper()
-	p, err := disystem.NewTemplatePush("t.yml", []byte(content), nil)
+	p, err := catalogue.NewTemplatePush("t.yml", []byte(content), nil)
 	require.NoError(t, err)
 	p.ClientID, p.PushedBy = client, "test"
 	r, err := st.PushTemplate(t.Context(), p)

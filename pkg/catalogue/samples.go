@@ -1,4 +1,4 @@
-// Package samples runs a template's regression samples: the documents in
+// A template's regression samples are the documents in
 // NAME.samples/ beside NAME.yml, each X.pdf or X.txt with an X.json that says
 // what the template must make of it. X.json is either
 //
@@ -11,25 +11,26 @@
 //     documents the template must refuse or ignore.
 //
 // A push runs the samples first and refuses a template that fails one.
-package samples
+
+package catalogue
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docintake/docintake/pkg/embedded"
 	"path"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/docintake/docintake/pkg/embedded"
 	"github.com/docintake/docintake/pkg/template"
 )
 
-// File is one file of a samples folder.
-type File struct {
+// SampleFile is one file of a samples folder.
+type SampleFile struct {
 	Name    string
 	Content []byte
 }
@@ -38,8 +39,8 @@ type File struct {
 // through a text engine.
 type TextFunc func(ctx context.Context, name string, content []byte) (string, error)
 
-// Result is one sample's verdict.
-type Result struct {
+// SampleResult is one sample's verdict.
+type SampleResult struct {
 	Name string // the document's file name (X.pdf)
 	Pass bool
 	// Problems says what differs: one line per key ("key: want … got …"),
@@ -49,7 +50,7 @@ type Result struct {
 
 // Line is the one-line report of a result: "pass X.pdf" or
 // "FAIL X.pdf: problem; problem".
-func (r Result) Line() string {
+func (r SampleResult) Line() string {
 	if r.Pass {
 		return "pass " + r.Name
 	}
@@ -57,7 +58,7 @@ func (r Result) Line() string {
 }
 
 // Failed counts the failed results.
-func Failed(results []Result) int {
+func FailedSamples(results []SampleResult) int {
 	n := 0
 	for _, r := range results {
 		if !r.Pass {
@@ -70,12 +71,12 @@ func Failed(results []Result) int {
 // Run runs every sample of files against tpl, in file name order. A
 // document without an X.json, or an X.json without a document, is a failed
 // sample. ctx errors are returned; everything else is a sample's verdict.
-func Run(ctx context.Context, tpl *template.Template, files []File, text TextFunc) ([]Result, error) {
+func CheckSamples(ctx context.Context, tpl *template.Template, files []SampleFile, text TextFunc) ([]SampleResult, error) {
 	set, err := template.NewSet(tpl)
 	if err != nil {
 		return nil, err
 	}
-	docs, expect := map[string]File{}, map[string]File{}
+	docs, expect := map[string]SampleFile{}, map[string]SampleFile{}
 	var bases []string
 	for _, f := range files {
 		base := strings.TrimSuffix(f.Name, path.Ext(f.Name))
@@ -91,16 +92,16 @@ func Run(ctx context.Context, tpl *template.Template, files []File, text TextFun
 	}
 	sort.Strings(bases)
 	bases = slices.Compact(bases)
-	var out []Result
+	var out []SampleResult
 	for _, base := range bases {
 		doc, hasDoc := docs[base]
 		exp, hasExp := expect[base]
 		switch {
 		case !hasDoc:
-			out = append(out, Result{Name: exp.Name, Problems: []string{"no " + base + ".pdf or " + base + ".txt beside it"}})
+			out = append(out, SampleResult{Name: exp.Name, Problems: []string{"no " + base + ".pdf or " + base + ".txt beside it"}})
 			continue
 		case !hasExp:
-			out = append(out, Result{Name: doc.Name, Problems: []string{"no " + base + ".json says what to expect"}})
+			out = append(out, SampleResult{Name: doc.Name, Problems: []string{"no " + base + ".json says what to expect"}})
 			continue
 		}
 		r, err := runOne(ctx, set, tpl.Name, doc, exp, text)
@@ -118,8 +119,8 @@ type expectedOutcome struct {
 	StatusReason *string `json:"status_reason"`
 }
 
-func runOne(ctx context.Context, set *template.Set, name string, doc, exp File, text TextFunc) (Result, error) {
-	res := Result{Name: doc.Name}
+func runOne(ctx context.Context, set *template.Set, name string, doc, exp SampleFile, text TextFunc) (SampleResult, error) {
+	res := SampleResult{Name: doc.Name}
 	want, err := decode(exp.Content)
 	if err != nil {
 		res.Problems = []string{exp.Name + ": " + err.Error()}
@@ -286,7 +287,7 @@ func short(v any) string {
 // carries (Order-X, UBL, an invoice); nil without one, or when the template
 // ignores attachments. Unreadable attachments leave the text in charge, as
 // in the processor.
-func structuredRun(ctx context.Context, set *template.Set, doc File, opts template.RunOptions) (*template.Run, error) {
+func structuredRun(ctx context.Context, set *template.Set, doc SampleFile, opts template.RunOptions) (*template.Run, error) {
 	if !strings.EqualFold(path.Ext(doc.Name), ".pdf") {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package samples_test
+package catalogue_test
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/repotest"
-	"github.com/docintake/docintake/pkg/samples"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/stretchr/testify/require"
 )
@@ -46,7 +45,7 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, tpl.Problems)
 	order := "ACME ORDER\nPO 4711\nTotal 12.50\n"
-	files := []samples.File{
+	files := []catalogue.SampleFile{
 		{Name: "good.txt", Content: []byte(order)},
 		// 12.5 as the float invoice2data writes; 1 and 1.0 would differ.
 		{Name: "good.json", Content: []byte(`[{"issuer": "Acme", "order_id": "4711", "amount": 12.5, "desc": "Invoice from Acme", "currency": "EUR", "template_name": "whatever"}]`)},
@@ -61,9 +60,9 @@ func TestRun(t *testing.T) {
 		{Name: "orphan.txt", Content: []byte(order)},
 		{Name: "README.md", Content: []byte("notes")},
 	}
-	res, err := samples.Run(t.Context(), tpl, files, txt)
+	res, err := catalogue.CheckSamples(t.Context(), tpl, files, txt)
 	require.NoError(t, err)
-	got := map[string]samples.Result{}
+	got := map[string]catalogue.SampleResult{}
 	for _, r := range res {
 		got[r.Name] = r
 	}
@@ -76,7 +75,7 @@ func TestRun(t *testing.T) {
 	require.False(t, got["lonely.json"].Pass)
 	require.Contains(t, got["lonely.json"].Line(), "no lonely.pdf or lonely.txt")
 	require.False(t, got["orphan.txt"].Pass)
-	require.Equal(t, 4, samples.Failed(res))
+	require.Equal(t, 4, catalogue.FailedSamples(res))
 }
 
 // TestShippedTemplates runs the samples of deploy/templates. The expected
@@ -116,10 +115,10 @@ func TestShippedTemplates(t *testing.T) {
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(tf, data, 0o600))
-			expected, err := filepath.Glob(filepath.Join(system.SamplesDir(f), "*.json"))
+			expected, err := filepath.Glob(filepath.Join(catalogue.SamplesDir(f), "*.json"))
 			require.NoError(t, err)
 			require.NotEmpty(t, expected, "every shipped template has samples")
-			sd := system.SamplesDir(tf)
+			sd := catalogue.SamplesDir(tf)
 			require.NoError(t, os.Mkdir(sd, 0o750))
 			for _, e := range expected {
 				base := strings.TrimSuffix(filepath.Base(e), ".json")
@@ -128,9 +127,9 @@ func TestShippedTemplates(t *testing.T) {
 				require.NoError(t, os.Symlink(e, filepath.Join(sd, base+".json")))
 				require.NoError(t, os.Symlink(doc, filepath.Join(sd, base+".pdf")))
 			}
-			p, err := system.ReadTemplateFile(tf)
+			p, err := catalogue.ReadTemplateFile(tf)
 			require.NoError(t, err)
-			res, err := system.RunSamples(t.Context(), p, text)
+			res, err := catalogue.RunSamples(t.Context(), p, text)
 			require.NoError(t, err)
 			require.Len(t, res, len(expected))
 			for _, r := range res {

@@ -1,4 +1,4 @@
-package system
+package catalogue
 
 import (
 	"context"
@@ -18,19 +18,18 @@ import (
 	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/pdftext"
-	"github.com/docintake/docintake/pkg/samples"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/template"
 	"go.uber.org/zap"
 )
 
-// DefaultTemplatesRecheck is how often the catalogue re-reads the current
+// DefaultRecheck is how often the catalogue re-reads the current
 // versions even without a notification, healing one that was missed (a
 // LISTEN connection that broke between a push and its reconnect).
-const DefaultTemplatesRecheck = 10 * time.Second
+const DefaultRecheck = 10 * time.Second
 
-// TemplatesDirActor is who INTAKE_TEMPLATES_DIR's versions are pushed by.
-const TemplatesDirActor = "INTAKE_TEMPLATES_DIR"
+// DirActor is who INTAKE_TEMPLATES_DIR's versions are pushed by.
+const DirActor = "INTAKE_TEMPLATES_DIR"
 
 // Version is one compiled template version. It is immutable: a document
 // processed with it sees the same template from start to end, whatever is
@@ -128,13 +127,13 @@ type versionKey struct {
 	version int
 }
 
-// Templates is the live template catalogue: the current version of every
+// Catalogue is the live template catalogue: the current version of every
 // template in PostgreSQL, compiled, reloaded within moments of a change
 // (LISTEN/NOTIFY on store.TemplatesChannel, plus a periodic re-check). A
 // client sees its own enabled templates and the enabled global ones; its
 // own wins over a global one with the same name or party id. Safe for
 // concurrent use.
-type Templates struct {
+type Catalogue struct {
 	st  *store.Store
 	log *zap.Logger
 
@@ -150,26 +149,26 @@ type Templates struct {
 	reloaded func()
 }
 
-// TemplatesOptions tune OpenTemplates.
-type TemplatesOptions struct {
+// Options tune Open.
+type Options struct {
 	// Dirs are synced into the store before loading (INTAKE_TEMPLATES_DIR).
 	Dirs []string
-	// Recheck defaults to DefaultTemplatesRecheck; negative disables
+	// Recheck defaults to DefaultRecheck; negative disables
 	// watching (a CLI that loads once).
 	Recheck time.Duration
 	// Reloaded is called after every reload (tests wait on it).
 	Reloaded func()
 }
 
-// OpenTemplates syncs opts.Dirs into the store (SyncTemplatesDir), loads the
+// Open syncs opts.Dirs into the store (SyncDir), loads the
 // catalogue and keeps it live until Close. A bad template in a directory is
 // logged (file, line and key path) and left out; the others are served.
-func OpenTemplates(ctx context.Context, st *store.Store, logger *zap.Logger, opts TemplatesOptions) (*Templates, error) {
+func Open(ctx context.Context, st *store.Store, logger *zap.Logger, opts Options) (*Catalogue, error) {
 	for _, dir := range opts.Dirs {
 		if dir == "" {
 			continue
 		}
-		_, skipped, err := SyncTemplatesDir(ctx, st, dir)
+		_, skipped, err := SyncDir(ctx, st, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +176,7 @@ func OpenTemplates(ctx context.Context, st *store.Store, logger *zap.Logger, opt
 			logger.Error("template file left out of the sync", zap.String("dir", dir), zap.Error(s))
 		}
 	}
-	t := &Templates{st: st, log: logger, versions: map[versionKey]*Version{}, kick: make(chan struct{}, 1),
+	t := &Catalogue{st: st, log: logger, versions: map[versionKey]*Version{}, kick: make(chan struct{}, 1),
 		done: make(chan struct{}), reloaded: opts.Reloaded}
 	if err := t.Reload(ctx); err != nil {
 		return nil, err
@@ -189,7 +188,7 @@ func OpenTemplates(ctx context.Context, st *store.Store, logger *zap.Logger, opt
 	}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop = stop
-	go t.watch(wctx, cmpDuration(opts.Recheck, DefaultTemplatesRecheck))
+	go t.watch(wctx, cmpDuration(opts.Recheck, DefaultRecheck))
 	return t, nil
 }
 
@@ -201,7 +200,7 @@ func cmpDuration(d, def time.Duration) time.Duration {
 }
 
 // Close stops watching for changes.
-func (t *Templates) Close() {
+func (t *Catalogue) Close() {
 	t.stop()
 	<-t.done
 }
@@ -209,7 +208,7 @@ func (t *Templates) Close() {
 // watch reloads on every notification and every recheck until ctx is done.
 // The listener reloads once each time its LISTEN is in place, so changes
 // made while it was reconnecting are not lost.
-func (t *Templates) watch(ctx context.Context, recheck time.Duration) {
+func (t *Catalogue) watch(ctx context.Context, recheck time.Duration) {
 	defer close(t.done)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -242,7 +241,7 @@ func (t *Templates) watch(ctx context.Context, recheck time.Duration) {
 }
 
 // Kick asks the watcher for a reload (coalesced).
-func (t *Templates) Kick() {
+func (t *Catalogue) Kick() {
 	select {
 	case t.kick <- struct{}{}:
 	default:
@@ -252,7 +251,7 @@ func (t *Templates) Kick() {
 // Reload reads the current versions from the store and swaps the catalogue.
 // A stored version that no longer compiles is logged and left out (its
 // template is not served) rather than failing the whole catalogue.
-func (t *Templates) Reload(ctx context.Context) error {
+func (t *Catalogue) Reload(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	infos, err := t.st.CatalogueTemplates(ctx)
@@ -312,7 +311,7 @@ func (t *Templates) Reload(ctx context.Context) error {
 }
 
 // versionLocked returns the compiled version, from the cache or the store.
-func (t *Templates) versionLocked(ctx context.Context, id int64, n int) (*Version, error) {
+func (t *Catalogue) versionLocked(ctx context.Context, id int64, n int) (*Version, error) {
 	if v, ok := t.versions[versionKey{id, n}]; ok {
 		return v, nil
 	}
@@ -337,7 +336,7 @@ func (t *Templates) versionLocked(ctx context.Context, id int64, n int) (*Versio
 // processed with (ENOTFOUND when it never started): what a later stage asks
 // when the outcome's template options matter, so a push after processing
 // does not change how the outcome is reported.
-func (t *Templates) Pinned(ctx context.Context, documentID string) (*Version, error) {
+func (t *Catalogue) Pinned(ctx context.Context, documentID string) (*Version, error) {
 	pin, err := t.st.CurrentPin(ctx, documentID)
 	if err != nil {
 		return nil, err
@@ -368,7 +367,7 @@ func CompileVersion(name, filename string, content []byte) (*template.Template, 
 // template that claims partyID; only templates clientID may use (its own and
 // the global ones, enabled). ok is false otherwise, exactly as for a name
 // that does not exist.
-func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
+func (t *Catalogue) Resolve(clientID, name, partyID string) (string, bool) {
 	if name == generic.Name {
 		return generic.Name, true
 	}
@@ -388,7 +387,7 @@ func (t *Templates) Resolve(clientID, name, partyID string) (string, bool) {
 
 // Current returns the version clientID is served for name now
 // (GenericVersion for generic.Name).
-func (t *Templates) Current(clientID, name string) (*Version, bool) {
+func (t *Catalogue) Current(clientID, name string) (*Version, bool) {
 	if name == generic.Name {
 		return GenericVersion, true
 	}
@@ -409,7 +408,7 @@ var ErrTemplateUnavailable = errors.New("template not available")
 // are. In the usual case it is one statement and takes no lock. The
 // built-in generic reader is pinned as template generic.Name without a
 // version (TemplateID 0) and returned as GenericVersion.
-func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
+func (t *Catalogue) PinAttempt(ctx context.Context, doc document.Document, n int, actor string) (*Version, store.AttemptTemplate, error) {
 	var pin store.AttemptTemplate
 	var err error
 	cur, ok := t.Current(doc.ClientID, doc.Template)
@@ -454,7 +453,7 @@ func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int
 	return v, pin, nil
 }
 
-// SyncTemplatesDir validates every template under dir strictly and stores
+// SyncDir validates every template under dir strictly and stores
 // each whose content or samples differ from the current global version as a
 // new version, comment "from INTAKE_TEMPLATES_DIR". It returns the
 // templates with a new version and the files it left out, each an error
@@ -463,7 +462,7 @@ func (t *Templates) PinAttempt(ctx context.Context, doc document.Document, n int
 // others, and the version stored before keeps serving for the bad one. err
 // is for the directory or the store failing. Templates in the store that
 // the directory no longer has are left alone.
-func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) (changed []string, skipped []error, err error) {
+func SyncDir(ctx context.Context, st *store.Store, dir string) (changed []string, skipped []error, err error) {
 	files, err := template.Files(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("templates %s: %w", dir, err)
@@ -481,7 +480,7 @@ func SyncTemplatesDir(ctx context.Context, st *store.Store, dir string) (changed
 	pushes, from, conflicts := withoutConflicts(pushes, from)
 	skipped = append(skipped, conflicts...)
 	for i, p := range pushes {
-		p.Comment, p.PushedBy = "from INTAKE_TEMPLATES_DIR", TemplatesDirActor
+		p.Comment, p.PushedBy = "from INTAKE_TEMPLATES_DIR", DirActor
 		res, err := st.PushTemplate(ctx, p)
 		if e, ok := document.AsError(err); ok && e.Code == store.CodeTemplateConflict {
 			// A party id another stored template holds: this file's
@@ -580,16 +579,16 @@ func pushOf(file string, content []byte, tpl *template.Template, smp []store.Tem
 
 // RunSamples runs the samples of a push against its template (package
 // samples): what push does before storing anything.
-func RunSamples(ctx context.Context, p store.TemplatePush, text samples.TextFunc) ([]samples.Result, error) {
+func RunSamples(ctx context.Context, p store.TemplatePush, text TextFunc) ([]SampleResult, error) {
 	tpl, err := CompileVersion(p.Name, p.Filename, p.Content)
 	if err != nil {
 		return nil, err
 	}
-	files := make([]samples.File, len(p.Samples))
+	files := make([]SampleFile, len(p.Samples))
 	for i, s := range p.Samples {
-		files[i] = samples.File{Name: s.Name, Content: s.Content}
+		files[i] = SampleFile{Name: s.Name, Content: s.Content}
 	}
-	return samples.Run(ctx, tpl, files, text)
+	return CheckSamples(ctx, tpl, files, text)
 }
 
 // ParseStrict parses a template and turns its problems into one error.
@@ -657,7 +656,7 @@ type SampleText struct {
 	eng     pdftext.Engine
 }
 
-// Text implements samples.TextFunc.
+// Text implements TextFunc.
 func (s *SampleText) Text(ctx context.Context, name string, content []byte) (string, error) {
 	if strings.EqualFold(filepath.Ext(name), ".txt") {
 		return string(content), nil

@@ -1,4 +1,4 @@
-package system_test
+package catalogue_test
 
 import (
 	"errors"
@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 )
@@ -42,7 +42,7 @@ func pushed(t *testing.T, st *store.Store, client, content string) int {
 func pushFrom(t *testing.T, content string) (store.TemplatePush, error) {
 	f := filepath.Join(t.TempDir(), "x.yml")
 	require.NoError(t, os.WriteFile(f, []byte(content), 0o600))
-	return system.ReadTemplateFile(f)
+	return catalogue.ReadTemplateFile(f)
 }
 
 // waitFor polls cond until it returns nil or d passes.
@@ -59,7 +59,7 @@ func waitFor(t *testing.T, d time.Duration, cond func() error) {
 	t.Fatalf("condition not met within %s: %v", d, err)
 }
 
-func resolves(tm *system.Templates, client, name, party, want string) func() error {
+func resolves(tm *catalogue.Catalogue, client, name, party, want string) func() error {
 	return func() error {
 		got, ok := tm.Resolve(client, name, party)
 		if want == "" && ok {
@@ -72,13 +72,13 @@ func resolves(tm *system.Templates, client, name, party, want string) func() err
 	}
 }
 
-func setupCatalogue(t *testing.T, dirs ...string) (*store.Store, *system.Templates) {
+func setupCatalogue(t *testing.T, dirs ...string) (*store.Store, *catalogue.Catalogue) {
 	t.Helper()
 	st := storetest.Store(t)
 	for _, c := range []string{"acme", "globex"} {
 		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: c, Name: c}))
 	}
-	tm, err := system.OpenTemplates(t.Context(), st, zaptest.NewLogger(t), system.TemplatesOptions{Dirs: dirs,
+	tm, err := catalogue.Open(t.Context(), st, zaptest.NewLogger(t), catalogue.Options{Dirs: dirs,
 		// Only notifications can make the 2 s deadlines below.
 		Recheck: time.Hour})
 	require.NoError(t, err)
@@ -148,12 +148,12 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.NoError(t, resolves(tm, "acme", "bad", "", "")())
 	require.NoError(t, os.Remove(filepath.Join(dir, "bad.yml")))
 
-	changed, skipped, err := system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err := catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Empty(t, changed)
 	require.Empty(t, skipped)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 2")), 0o600))
-	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.Equal(t, []string{"po v2"}, changed)
@@ -161,13 +161,13 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 2)
 	require.Equal(t, "from INTAKE_TEMPLATES_DIR", h[1].Comment)
-	require.Equal(t, system.TemplatesDirActor, h[1].PushedBy)
+	require.Equal(t, catalogue.DirActor, h[1].PushedBy)
 
 	// A bad template is reported with file, line and key and left out; the
 	// good file beside it is stored and served.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yml"), []byte(bad), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.yml"), []byte(tpl("po", "PO 3")), 0o600))
-	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Equal(t, []string{"po v3"}, changed)
 	require.Len(t, skipped, 1)
@@ -188,7 +188,7 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.yml"), []byte(tpl("other", "OTHER")), 0o600))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "po.samples"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "po.samples", "x.json"), []byte("[]"), 0o600))
-	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Equal(t, []string{"other v1"}, changed)
 	require.Len(t, skipped, 2)
@@ -198,7 +198,7 @@ func TestSyncTemplatesDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 3, "nothing stored for po")
 	require.NoError(t, os.Remove(filepath.Join(dir, "po-copy.yml")))
-	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.Equal(t, []string{"po v4"}, changed)
@@ -206,7 +206,7 @@ func TestSyncTemplatesDir(t *testing.T) {
 	// A party id a stored template holds is the file's problem too.
 	pushed(t, st, "", tpl("holder", "HOLDER", "4711"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "claim.yml"), []byte(tpl("claim", "CLAIM", "4711")), 0o600))
-	changed, skipped, err = system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err = catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Empty(t, changed)
 	require.Len(t, skipped, 1)
@@ -249,5 +249,5 @@ func TestCataloguePin(t *testing.T) {
 	_, _, err = st.CreateDocument(t.Context(), other, store.OutboxRow{Subject: "x", MsgID: "y", Payload: []byte("x")})
 	require.NoError(t, err)
 	_, _, err = tm.PinAttempt(t.Context(), other, 1, "processor")
-	require.ErrorIs(t, err, system.ErrTemplateUnavailable)
+	require.ErrorIs(t, err, catalogue.ErrTemplateUnavailable)
 }

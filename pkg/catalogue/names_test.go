@@ -1,4 +1,4 @@
-package system_test
+package catalogue_test
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,22 +27,22 @@ func TestTemplateNameValidated(t *testing.T) {
 	for _, ok := range []string{"contoso-po", "A.b_c-1", "7", strings.Repeat("a", 100)} {
 		_, err := pushFrom(t, named(ok))
 		require.NoError(t, err, ok)
-		require.NoError(t, system.CheckTemplateName(ok), ok)
+		require.NoError(t, catalogue.CheckTemplateName(ok), ok)
 	}
 	for _, bad := range []string{strings.Repeat("a", 101), strings.Repeat("a", 3000), "po\u202Eevil", "po\u2067x",
 		"po name", "ä-po", ".hidden", "..", "-flag", "a/b", "po\tx"} {
 		_, err := pushFrom(t, named(bad))
-		require.ErrorIs(t, err, system.ErrInvalidName, "%q", bad)
+		require.ErrorIs(t, err, catalogue.ErrInvalidName, "%q", bad)
 		require.ErrorContains(t, err, "docintake.name")
-		require.ErrorIs(t, system.CheckTemplateName(bad), system.ErrInvalidName, "%q", bad)
+		require.ErrorIs(t, catalogue.CheckTemplateName(bad), catalogue.ErrInvalidName, "%q", bad)
 	}
-	require.ErrorIs(t, system.CheckTemplateName(""), system.ErrInvalidName)
+	require.ErrorIs(t, catalogue.CheckTemplateName(""), catalogue.ErrInvalidName)
 
 	// Without docintake.name the file name is the name.
 	f := filepath.Join(t.TempDir(), "my po.yml")
 	require.NoError(t, os.WriteFile(f, []byte(strings.Replace(named("x"), "docintake:\n  name: \"x\"\n", "", 1)), 0o600))
-	_, err := system.ReadTemplateFile(f)
-	require.ErrorIs(t, err, system.ErrInvalidName)
+	_, err := catalogue.ReadTemplateFile(f)
+	require.ErrorIs(t, err, catalogue.ErrInvalidName)
 }
 
 // The templates directory leaves a file with an invalid name out (reported
@@ -59,12 +59,12 @@ func TestSyncTemplatesDirRefusesInvalidNames(t *testing.T) {
 	} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600))
 	}
-	changed, skipped, err := system.SyncTemplatesDir(t.Context(), st, dir)
+	changed, skipped, err := catalogue.SyncDir(t.Context(), st, dir)
 	require.NoError(t, err)
 	require.Equal(t, []string{"good v1"}, changed)
 	require.Len(t, skipped, 3)
 	for _, e := range skipped {
-		require.ErrorIs(t, e, system.ErrInvalidName)
+		require.ErrorIs(t, e, catalogue.ErrInvalidName)
 	}
 	list, err := st.ListTemplates(t.Context(), store.TemplatesFilter{All: true})
 	require.NoError(t, err)
