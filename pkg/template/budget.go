@@ -59,9 +59,24 @@ type meter struct {
 	err      error // sticky: the first stop (a *BudgetError or ctx's error)
 }
 
-// newMeter starts a budget of d (0: DefaultBudget; negative: none but ctx)
-// for a run of template name.
+// budgetKey is the context key of WithBudget.
+type budgetKey struct{}
+
+// WithBudget returns ctx carrying d as the budget of every run under it
+// that sets none of its own (RunOptions.Budget, ExtractOptions.Budget
+// zero): a service sets its configured budget once on the context its
+// jobs or requests derive from, and runs deep in other packages (sample
+// checks) honour it. d zero leaves DefaultBudget.
+func WithBudget(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, budgetKey{}, d)
+}
+
+// newMeter starts a budget of d (0: ctx's from WithBudget, else
+// DefaultBudget; negative: none but ctx) for a run of template name.
 func newMeter(ctx context.Context, name string, d time.Duration) *meter {
+	if d == 0 {
+		d, _ = ctx.Value(budgetKey{}).(time.Duration)
+	}
 	if d == 0 {
 		d = DefaultBudget
 	}

@@ -84,6 +84,21 @@ func TestBudgetBoundsMatchTimeouts(t *testing.T) {
 	require.LessOrEqual(t, be.Usage.Stopped, 1)
 }
 
+// A budget set on the context (a service's configured one) applies to runs
+// that set none; a run's own wins.
+func TestBudgetFromContext(t *testing.T) {
+	t.Parallel()
+	set := loadOne(t, hostileTemplate)
+	ctx := template.WithBudget(t.Context(), 300*time.Millisecond)
+	_, err := set.Run(ctx, hostileText, template.RunOptions{Template: "hostile"})
+	var be *template.BudgetError
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, 300*time.Millisecond, be.Budget)
+	_, err = set.Run(ctx, hostileText, template.RunOptions{Template: "hostile", Budget: 200 * time.Millisecond})
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, 200*time.Millisecond, be.Budget)
+}
+
 // Template choice is inside the budget: a hostile keyword stops the run
 // and names its template.
 func TestBudgetCoversTemplateChoice(t *testing.T) {

@@ -43,8 +43,9 @@
 //     lookaround, backreferences, atomic groups, possessive quantifiers,
 //     conditionals and verbose mode go to the backtracking engine, where one
 //     match can take exponential time ((a+)+b on a line of a's).
-//   - One budget per run: RunOptions.Budget (ExtractOptions.Budget;
-//     DefaultBudget, INTAKE_TEMPLATE_BUDGET in the services) bounds the whole
+//   - One budget per run: RunOptions.Budget (ExtractOptions.Budget; else
+//     the context's, WithBudget, which the services set from
+//     INTAKE_TEMPLATE_BUDGET; else DefaultBudget) bounds the whole
 //     run: template choice, options.replace, keywords, fields, every lines
 //     block and row, tables, field replace and rules. Every search asks the
 //     budget first and every loop over lines and rows stops once it is
