@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/fairshare"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -24,6 +25,14 @@ import (
 // queued. A message further back in the stream than Window waits until the
 // window reaches it, so Window should exceed the bursts expected; each held
 // message costs one InProgress call per heartbeat interval.
+//
+// Policy makes the turns fair by cost (fairshare): the handler's time is
+// charged to its tenant, the tenant that used least recently goes first, a
+// tenant holds at most its share of the workers while others wait, and a
+// tenant with no message in flight may start on a reserve worker when all
+// are busy, so it never waits for another tenant's slow documents. The
+// handler's context names its tenant (fairshare.TenantOf), so the
+// resources it uses downstream (PDF helpers) can share by tenant too.
 type Fair struct {
 	// Tenant names the tenant of a message by its subject. Defaults to the
 	// subject's last token (<prefix>.process.<client>).
@@ -36,6 +45,9 @@ type Fair struct {
 	// behind it gets the next free one). concurrency-1 keeps a worker free
 	// for the others at the price of a lone tenant's throughput.
 	PerTenant int
+	// Policy shares the workers by measured cost (see above); the zero
+	// value takes tenants in plain turns.
+	Policy fairshare.Policy
 	// Held, when set, is told how many messages the window holds (pulled,
 	// waiting for a worker) each time that changes. The broker counts them
 	// as delivered (ack pending), so this is the part of the queue only the
@@ -47,7 +59,8 @@ type Fair struct {
 // LastToken is Fair's default Tenant: the subject's last token.
 func LastToken(subject string) string { return subject[strings.LastIndexByte(subject, '.')+1:] }
 
-// fairQueue holds pulled messages per tenant and hands them out in turn.
+// fairQueue holds pulled messages per tenant and hands them out in turn
+// (by least cost when it has a ledger) to the workers it counts in slots.
 type fairQueue struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
@@ -55,6 +68,8 @@ type fairQueue struct {
 	ring      []string // tenants in the order they take turns
 	next      int      // ring index of the tenant whose turn is next
 	inflight  map[string]int
+	slots     *fairshare.Slots
+	ledger    *fairshare.Ledger // nil: plain turns
 	held      int
 	window    int
 	perTenant int
@@ -62,13 +77,25 @@ type fairQueue struct {
 	report    func(held int)
 }
 
-func newFairQueue(window, perTenant int, report func(int)) *fairQueue {
+func newFairQueue(window, perTenant, workers int, p fairshare.Policy, report func(int)) *fairQueue {
 	if report == nil {
 		report = func(int) {}
 	}
-	q := &fairQueue{queues: map[string][]jetstream.Msg{}, inflight: map[string]int{}, window: window, perTenant: perTenant, report: report}
+	q := &fairQueue{queues: map[string][]jetstream.Msg{}, inflight: map[string]int{}, window: window, perTenant: perTenant,
+		slots: fairshare.NewSlots(workers, p), report: report}
+	if p.HalfLife > 0 {
+		q.ledger = fairshare.NewLedger(p.HalfLife)
+	}
 	q.cond = sync.NewCond(&q.mu)
 	return q
+}
+
+// started is a message handed to a worker.
+type started struct {
+	tenant string
+	msg    jetstream.Msg
+	grant  fairshare.Grant
+	end    func() // stops charging its time
 }
 
 // waitRoom blocks until the window has room; false when closed.
@@ -93,33 +120,50 @@ func (q *fairQueue) add(tenant string, msg jetstream.Msg) {
 	q.cond.Broadcast()
 }
 
-// take blocks until some tenant whose turn it is has a message and a free
-// in-flight place, and returns that message; nil when closed.
-func (q *fairQueue) take() (string, jetstream.Msg) {
+// take blocks until a worker is free for some tenant with a message and
+// a free in-flight place, and returns that tenant's next message: the
+// tenant Slots.Choose names among them in ring order from the one whose
+// turn is next. ok is false when closed.
+func (q *fairQueue) take() (s started, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	var cost func(string) time.Duration
+	if q.ledger != nil {
+		cost = q.ledger.Cost
+	}
 	for !q.closed {
+		var waiting []string
+		var ringIdx []int
 		for i := range len(q.ring) {
 			k := (q.next + i) % len(q.ring)
-			tenant := q.ring[k]
-			msgs := q.queues[tenant]
-			if len(msgs) == 0 || q.inflight[tenant] >= q.perTenant {
-				continue
+			if t := q.ring[k]; len(q.queues[t]) > 0 && q.inflight[t] < q.perTenant {
+				waiting, ringIdx = append(waiting, t), append(ringIdx, k)
 			}
-			msg := msgs[0]
-			msgs[0] = nil
-			q.queues[tenant] = msgs[1:]
-			q.inflight[tenant]++
-			q.held--
-			q.report(q.held)
-			q.next = k + 1
-			q.forget(tenant)
-			q.cond.Broadcast()
-			return tenant, msg
+		}
+		if i, found := q.slots.Choose(waiting, cost); found {
+			return q.start(waiting[i], ringIdx[i]), true
 		}
 		q.cond.Wait()
 	}
-	return "", nil
+	return started{}, false
+}
+
+// start takes tenant's next message (its ring index k). Called with mu held.
+func (q *fairQueue) start(tenant string, k int) started {
+	msgs := q.queues[tenant]
+	s := started{tenant: tenant, msg: msgs[0], grant: q.slots.Take(tenant), end: func() {}}
+	msgs[0] = nil
+	q.queues[tenant] = msgs[1:]
+	q.inflight[tenant]++
+	q.held--
+	q.report(q.held)
+	q.next = k + 1
+	q.forget(tenant)
+	if q.ledger != nil {
+		s.end = q.ledger.Begin(tenant)
+	}
+	q.cond.Broadcast()
+	return s
 }
 
 // forget drops an idle tenant from the ring so it stays as small as the set
@@ -144,11 +188,13 @@ func (q *fairQueue) forget(tenant string) {
 	}
 }
 
-func (q *fairQueue) done(tenant string) {
+func (q *fairQueue) done(s started) {
+	s.end()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.inflight[tenant]--
-	q.forget(tenant)
+	q.inflight[s.tenant]--
+	q.slots.Release(s.grant)
+	q.forget(s.tenant)
 	q.cond.Broadcast()
 }
 
@@ -202,7 +248,7 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 	if err != nil {
 		return err
 	}
-	q := newFairQueue(f.Window, f.PerTenant, f.Held)
+	q := newFairQueue(f.Window, f.PerTenant, concurrency, f.Policy, f.Held)
 	workCtx, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
 
@@ -245,23 +291,20 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 		}
 	}()
 
-	slots := make(chan struct{}, concurrency)
 	var inflight sync.WaitGroup
-	pool := NewWorkers(concurrency)
+	// The queue counts the workers in use (reserve ones included).
+	pool := NewWorkers(concurrency + f.Policy.BurstOf(concurrency))
 	defer pool.Stop()
 	for {
-		slots <- struct{}{}
-		tenant, msg := q.take()
-		if msg == nil {
-			<-slots
+		s, ok := q.take()
+		if !ok {
 			break
 		}
 		inflight.Add(1)
 		pool.Go(func() {
 			defer inflight.Done()
-			defer func() { <-slots }()
-			defer q.done(tenant)
-			c.handle(workCtx, msg)
+			defer q.done(s)
+			c.handle(fairshare.WithTenant(workCtx, s.tenant), s.msg)
 		})
 	}
 	<-pulled
