@@ -1,11 +1,8 @@
 package system
 
 import (
-	"context"
-
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/pdftext"
-	"github.com/docintake/docintake/pkg/template"
 )
 
 // PDFOptions are the text engine options cfg selects (INTAKE_PDF_ENGINE,
@@ -17,18 +14,6 @@ func PDFOptions(cfg config.Config) pdftext.Options {
 	opts.Engine, opts.Timeout, opts.Workers = cfg.PDFEngine, cfg.PDFTimeout, cfg.PDFWorkers
 	opts.ResidentBin = cfg.PDFResidentBin
 	opts.OCRPageTimeout = cfg.OCRPageTimeout
+	opts.Fair = FairPolicy(cfg)
 	return opts
-}
-
-// AreaFunc crops pdf through eng for template fields with an `area`
-// (invoice2data's pdftotext -f -l -r -x -y -W -H), so a crop reads the
-// document with the same engine as the whole text.
-func AreaFunc(eng pdftext.Engine, pdf []byte) template.AreaFunc {
-	return func(ctx context.Context, a template.Area) (string, error) {
-		t, err := eng.ExtractRegion(ctx, pdf, pdftext.Region(a))
-		if err != nil {
-			return "", err
-		}
-		return t.String(), nil
-	}
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docintake/docintake/pkg/catalogue"
-	"github.com/docintake/docintake/pkg/config"
-	"github.com/docintake/docintake/pkg/system"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/system"
 
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/template/draft"

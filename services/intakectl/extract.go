@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
@@ -151,10 +152,10 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 				continue
 			}
 			if in.pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
-				ropts.Area = system.AreaFunc(eng, in.pdf)
+				ropts.Area = catalogue.AreaFunc(eng, in.pdf)
 			}
 			run, err = set.Run(ctx, in.text, ropts)
-			system.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
+			template.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
 		}
 		if err != nil {
 			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
@@ -383,7 +384,7 @@ func readText(ctx context.Context, path string, eng *pdftext.Engine, opts pdftex
 		return inputText{}, err
 	}
 	warnings := t.Warnings
-	if note := system.DamageNote(t.Damage); note != "" {
+	if note := template.DamageNote(t.Damage); note != "" {
 		warnings = append(warnings[:len(warnings):len(warnings)], note)
 	}
 	return inputText{text: t.String(), pdf: data, engines: t.Engines(), warnings: warnings, damage: t.Damage}, nil

@@ -117,12 +117,12 @@ func readGenericFile(ctx context.Context, env Env, f string, eng *pdftext.Engine
 		return genericRead{}, err
 	}
 	// Received now, for the reader's date plausibility: as if uploaded.
-	res, err := system.ReadGeneric(ctx, in.text, mode, generic.Options{Debug: debug, ReceivedAt: time.Now()})
+	res, err := generic.ReadAs(ctx, in.text, mode, generic.Options{Debug: debug, ReceivedAt: time.Now()})
 	if err != nil {
 		return genericRead{}, err
 	}
 	run = res.Run()
-	system.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
+	template.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
 	return genericRead{run: run, res: res, engines: in.engines, warnings: in.warnings}, nil
 }
 

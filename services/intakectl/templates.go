@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/docintake/docintake/pkg/catalogue"
-	"github.com/docintake/docintake/pkg/config"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +13,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/config"
 
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/system"

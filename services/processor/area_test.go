@@ -1,12 +1,13 @@
 package processor_test
 
 import (
-	"go.uber.org/zap/zaptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap/zaptest"
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"

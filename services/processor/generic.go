@@ -6,7 +6,6 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/generic"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -39,10 +38,10 @@ func runText(ctx context.Context, v *catalogue.Version, text string, opts templa
 	return g, "read by " + generic.Name + " (fallback of " + v.Name + ")", nil
 }
 
-// readGeneric runs the generic reader on text (system.ReadGeneric: its only
+// readGeneric runs the generic reader on text (generic.ReadAs: its only
 // errors are ctx's).
 func readGeneric(ctx context.Context, text string, opts template.RunOptions) (*template.Run, error) {
-	r, err := system.ReadGeneric(ctx, text, opts.Mode, generic.Options{ReceivedAt: opts.ReceivedAt})
+	r, err := generic.ReadAs(ctx, text, opts.Mode, generic.Options{ReceivedAt: opts.ReceivedAt})
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,6 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 	"go.uber.org/zap"
 )
@@ -187,7 +186,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 	}
 	m := mapper{st: w.st, clientID: doc.ClientID}
 	opts := template.RunOptions{Template: v.Name, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
-		Area: system.AreaFunc(w.engine, pdf)}
+		Area: catalogue.AreaFunc(w.engine, pdf)}
 	if v.Builtin() {
 		// The built-in reader's Set is empty: an attachment is read by the
 		// engine's built-in order template, as without a template name.
@@ -206,7 +205,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 			return nil, &failure{"extract", xerr}
 		}
 		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
-		if note := system.DamageNote(text.Damage); note != "" { // an event, as the warnings
+		if note := template.DamageNote(text.Damage); note != "" { // an event, as the warnings
 			text.Warnings = append(text.Warnings, note)
 		}
 		for _, warn := range text.Warnings {
@@ -221,7 +220,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 		if run, via, err = runText(ctx, v, text.String(), opts); via != "" { // generic.go
 			source += " " + via
 		}
-		system.UnreadableVerdict(run, text.String(), text.Damage) // never not_an_order for an unread PDF
+		template.UnreadableVerdict(run, text.String(), text.Damage) // never not_an_order for an unread PDF
 	}
 	if err != nil {
 		if ctx.Err() != nil || m.failed(err) {

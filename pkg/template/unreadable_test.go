@@ -1,4 +1,4 @@
-package system_test
+package template_test
 
 import (
 	"testing"
@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -22,25 +21,25 @@ func TestUnreadableVerdict(t *testing.T) {
 	damaged := []string{"Loop in Pages tree"}
 
 	r := rejected()
-	system.UnreadableVerdict(r, "Invoice No 4711\f", damaged)
+	template.UnreadableVerdict(r, "Invoice No 4711\f", damaged)
 	require.Equal(t, document.ReasonUnknownFormat, r.Outcome.Reason)
 	require.Equal(t, `the PDF could not be read reliably: it is damaged (Loop in Pages tree); the template's verdict on that text: rejected not_an_order: rule matched "Invoice"`, r.Outcome.Detail)
 
 	r = rejected()
-	system.UnreadableVerdict(r, " \n\f\f", nil)
+	template.UnreadableVerdict(r, " \n\f\f", nil)
 	require.Equal(t, document.ReasonUnknownFormat, r.Outcome.Reason)
 	require.Contains(t, r.Outcome.Detail, "the PDF could not be read: no text was found in it; ")
 
 	r = rejected()
-	system.UnreadableVerdict(r, "Invoice No 4711\f", nil)
+	template.UnreadableVerdict(r, "Invoice No 4711\f", nil)
 	require.Equal(t, rejected().Outcome, r.Outcome, "an intact text keeps the template's verdict")
 
 	for _, st := range []template.OutcomeStatus{template.OutcomeSuccess, template.OutcomeIgnored, template.OutcomeDeferred} {
 		r = &template.Run{Outcome: &template.Outcome{Status: st, Detail: "d"}}
-		system.UnreadableVerdict(r, "text", damaged)
+		template.UnreadableVerdict(r, "text", damaged)
 		require.Equal(t, &template.Outcome{Status: st, Detail: "d"}, r.Outcome)
 	}
-	system.UnreadableVerdict(nil, "", damaged) // an error: no run
-	require.Equal(t, "", system.DamageNote(nil))
-	require.Equal(t, "the PDF is damaged; its text is what the reader made of it after repairing it (Loop in Pages tree)", system.DamageNote(damaged))
+	template.UnreadableVerdict(nil, "", damaged) // an error: no run
+	require.Equal(t, "", template.DamageNote(nil))
+	require.Equal(t, "the PDF is damaged; its text is what the reader made of it after repairing it (Loop in Pages tree)", template.DamageNote(damaged))
 }

@@ -1,10 +1,9 @@
-package system
+package template
 
 import (
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/template"
 )
 
 // DamageNote says that the PDF's text was read from a damaged document
@@ -26,8 +25,8 @@ func DamageNote(damage []string) string {
 // order", and of a document nobody could read that is not known. A success
 // stands (the order was read and passed the template's checks), as do
 // ignored and deferred outcomes. run may be nil.
-func UnreadableVerdict(run *template.Run, text string, damage []string) {
-	if run == nil || run.Outcome == nil || run.Outcome.Status != template.OutcomeRejected {
+func UnreadableVerdict(run *Run, text string, damage []string) {
+	if run == nil || run.Outcome == nil || run.Outcome.Status != OutcomeRejected {
 		return
 	}
 	var why string

@@ -1,23 +1,22 @@
-package system
+package generic
 
 import (
 	"context"
 	"errors"
 
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/template"
 )
 
-// ReadGeneric reads a document's layout text with the generic reader as the
+// ReadAs reads a document's layout text with the generic reader as the
 // processor does (template generic, a client's unknown_party: generic, a
 // template's fallback: generic) and as `intakectl extract --generic` shows
 // it. The reader has no result mode: with no_items a proven reading loses
 // its items, as a template neither delivers nor requires them then, and a
 // document the reader cannot prove without its items stays rejected. Its
 // only errors are ctx's.
-func ReadGeneric(ctx context.Context, text string, mode document.ResultMode, opts generic.Options) (*generic.Result, error) {
-	r, err := generic.Read(ctx, text, opts)
+func ReadAs(ctx context.Context, text string, mode document.ResultMode, opts Options) (*Result, error) {
+	r, err := Read(ctx, text, opts)
 	if err != nil {
 		return nil, err
 	}
