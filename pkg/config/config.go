@@ -11,6 +11,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docintake/docintake/pkg/jobs"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/webhook"
 )
 
 // Config is the whole system's configuration; each service uses its part.
@@ -60,6 +65,12 @@ type Config struct {
 	// jobs a processor holds ahead to take clients in turn.
 	ProcessorClientConcurrency int
 	ProcessorFairWindow        int
+	// ClientShare (percent), ClientBurst (percent) and ClientCostHalfLife
+	// share a processor's workers and PDF helpers between clients
+	// (fairshare.Policy, built by system.FairPolicy).
+	ClientShare        int
+	ClientBurst        int
+	ClientCostHalfLife time.Duration
 	ProcessorRetry             []time.Duration
 	ProcessorMaxFailures       int
 	ProcessorFailureDelay      time.Duration
@@ -83,8 +94,10 @@ type Config struct {
 }
 
 // Tuning holds the internal timings and sizes of the services and libraries:
-// not worth an environment variable, but written once, here. A library
-// option or service setting left zero falls back to Defaults().Tuning.
+// not worth an environment variable. The services' values are written
+// here; an adapter's (queue) are the adapter's own constants, which its
+// options fall back to when left zero. A service setting left zero falls
+// back to Defaults().Tuning.
 type Tuning struct {
 	// RelayBatchSize is the number of outbox rows one relay transaction
 	// claims and publishes together.
@@ -139,15 +152,15 @@ type Tuning struct {
 
 // defaultTuning is every Tuning default.
 var defaultTuning = Tuning{
-	RelayBatchSize:            100,
-	RelayPollInterval:         time.Second,
-	RelayPublishTimeout:       10 * time.Second,
-	RelayClaimAge:             2 * time.Second,
-	RelayDeleteDelay:          50 * time.Millisecond,
-	StreamDuplicates:          2 * time.Minute,
-	ConsumerMaxDeliver:        10,
-	DispatcherAckWait:         30 * time.Second,
-	DispatcherMaxAckPending:   10000,
+	RelayBatchSize:            queue.DefaultRelayBatchSize,
+	RelayPollInterval:         queue.DefaultRelayPollInterval,
+	RelayPublishTimeout:       queue.DefaultRelayPublishTimeout,
+	RelayClaimAge:             queue.DefaultRelayClaimAge,
+	RelayDeleteDelay:          queue.DefaultRelayDeleteDelay,
+	StreamDuplicates:          queue.DefaultDuplicates,
+	ConsumerMaxDeliver:        queue.DefaultMaxDeliver,
+	DispatcherAckWait:         queue.DefaultDispatcherAckWait,
+	DispatcherMaxAckPending:   queue.DefaultDispatcherMaxAckPending,
 	DispatcherPollInterval:    time.Second,
 	WebhookLeaseMargin:        5 * time.Second,
 	DeliveryBackstop:          2 * time.Minute,
@@ -281,11 +294,11 @@ var Vars = []Var{
 	{"INTAKE_NATS_URL", "nats://127.0.0.1:4222", "NATS JetStream URL of the separate services and intakectl.", str(func(c *Config) *string { return &c.NATSURL })},
 	{"INTAKE_NATS_LISTEN", "127.0.0.1:4223", "Where standalone's embedded NATS server listens, so extra workers and intakectl can join (with the token standalone keeps in INTAKE_DATA_DIR/nats.token).", str(func(c *Config) *string { return &c.NATSListen })},
 	{"INTAKE_DATA_DIR", "./.data", "Standalone's data: JetStream store, filesystem object store, private PostgreSQL cluster.", str(func(c *Config) *string { return &c.DataDir })},
-	{"INTAKE_STREAM", "INTAKE", "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
-	{"INTAKE_STREAM_REPLICAS", "1", "Copies of the stream in a NATS cluster (3 for production: R3 survives one node). Applied when the stream is created or updated at start.", integer(func(c *Config) *int { return &c.StreamReplicas })},
-	{"INTAKE_SUBJECT_PREFIX", "intake", "Subject prefix: jobs go to <prefix>.process.<client> and <prefix>.deliver.<client>.", str(func(c *Config) *string { return &c.SubjectPrefix })},
+	{"INTAKE_STREAM", queue.DefaultStream, "JetStream stream name.", str(func(c *Config) *string { return &c.Stream })},
+	{"INTAKE_STREAM_REPLICAS", strconv.Itoa(queue.DefaultReplicas), "Copies of the stream in a NATS cluster (3 for production: R3 survives one node). Applied when the stream is created or updated at start.", integer(func(c *Config) *int { return &c.StreamReplicas })},
+	{"INTAKE_SUBJECT_PREFIX", jobs.DefaultSubjectPrefix, "Subject prefix: jobs go to <prefix>.process.<client> and <prefix>.deliver.<client>.", str(func(c *Config) *string { return &c.SubjectPrefix })},
 	{"INTAKE_S3_ENDPOINT", "", "S3 endpoint URL (e.g. http://127.0.0.1:7070). Empty: standalone stores objects under INTAKE_DATA_DIR/objects.", str(func(c *Config) *string { return &c.S3.Endpoint })},
-	{"INTAKE_S3_REGION", "us-east-1", "S3 region.", str(func(c *Config) *string { return &c.S3.Region })},
+	{"INTAKE_S3_REGION", objectstore.DefaultRegion, "S3 region.", str(func(c *Config) *string { return &c.S3.Region })},
 	{"INTAKE_S3_BUCKET", "docintake", "S3 bucket for sources and results (created if missing).", str(func(c *Config) *string { return &c.S3.Bucket })},
 	{"INTAKE_S3_ACCESS_KEY", "", "S3 access key id.", str(func(c *Config) *string { return &c.S3.AccessKey })},
 	{"INTAKE_S3_SECRET_KEY", "", "S3 secret access key.", str(func(c *Config) *string { return &c.S3.SecretKey })},
@@ -305,7 +318,7 @@ var Vars = []Var{
 	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
 	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
-	{"INTAKE_SHUTDOWN_TIMEOUT", "25s", "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"INTAKE_SHUTDOWN_TIMEOUT", queue.DefaultShutdownGrace.String(), "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
 	{"INTAKE_PDF_ENGINE", "auto", "Text engine: auto (resident if its helper runs, else pdftotext if installed, else pdfium), resident, pdftotext, pdfium, ocr.", str(func(c *Config) *string { return &c.PDFEngine })},
 	{"INTAKE_PDF_TIMEOUT", "20s", "Deadline for extracting one PDF's text.", duration(func(c *Config) *time.Duration { return &c.PDFTimeout })},
@@ -317,17 +330,20 @@ var Vars = []Var{
 	{"INTAKE_EMBEDDED_TIMEOUT", "10s", "Deadline for listing and reading one PDF's attachments.", duration(func(c *Config) *time.Duration { return &c.EmbeddedTimeout })},
 	{"INTAKE_PROCESSOR_CONCURRENCY", "0", "Documents one processor works on at once (0 = twice GOMAXPROCS: a document waits on S3, PostgreSQL and JetStream for part of its time, so as many documents as cores leave cores idle).", integer(func(c *Config) *int { return &c.ProcessorConcurrency })},
 	{"INTAKE_PROCESSOR_CLIENT_CONCURRENCY", "0", "Documents of one client a processor works on at once (0 = INTAKE_PROCESSOR_CONCURRENCY). Clients always take turns; INTAKE_PROCESSOR_CONCURRENCY-1 also keeps a slot free for other clients while one client's documents hang.", integer(func(c *Config) *int { return &c.ProcessorClientConcurrency })},
-	{"INTAKE_PROCESSOR_FAIR_WINDOW", "256", "Jobs a processor pulls ahead of its workers (heartbeating them) so that clients take turns: a client's job within this window waits for at most one job of each other client.", integer(func(c *Config) *int { return &c.ProcessorFairWindow })},
+	{"INTAKE_PROCESSOR_FAIR_WINDOW", strconv.Itoa(queue.DefaultFairWindow), "Jobs a processor pulls ahead of its workers (heartbeating them) so that clients take turns: a client's job within this window waits for at most one job of each other client.", integer(func(c *Config) *int { return &c.ProcessorFairWindow })},
+	{"INTAKE_CLIENT_SHARE", "50", "Percent of a processor's workers, and of its PDF helpers, that one client may hold while another client waits (at least one). 100 = no cap.", integer(func(c *Config) *int { return &c.ClientShare })},
+	{"INTAKE_CLIENT_BURST", "100", "Reserve workers and PDF helpers, in percent of each pool, that only a client with nothing running may start on when the pool is busy, so a quiet client never waits for another client's running documents (a running document cannot be preempted). 0 = none.", integer(func(c *Config) *int { return &c.ClientBurst })},
+	{"INTAKE_CLIENT_COST_HALF_LIFE", "1m", "Clients waiting for a worker or a PDF helper are served least measured use first: each client's worker and helper time, halved every this long (a flood or expensive PDFs put their client behind the others). 0 = plain turns.", duration(func(c *Config) *time.Duration { return &c.ClientCostHalfLife })},
 	{"INTAKE_PROCESSOR_RETRY_SCHEDULE", "1m,5m,30m,2h,6h,12h", "Backoff between attempts of a document deferred for a missing mapping; then dlq.", schedule(func(c *Config) *[]time.Duration { return &c.ProcessorRetry })},
 	{"INTAKE_PROCESSOR_MAX_FAILURES", "3", "Failed attempts (unreadable PDF, deadline, crash) before a document goes to dlq.", integer(func(c *Config) *int { return &c.ProcessorMaxFailures })},
 	{"INTAKE_PROCESSOR_FAILURE_BACKOFF", "10s", "Delay before a document whose extraction failed (unreadable PDF, deadline, crash) is tried again.", duration(func(c *Config) *time.Duration { return &c.ProcessorFailureDelay })},
-	{"INTAKE_PROCESSOR_ACK_WAIT", "30s", "How long JetStream waits for a processor's ack or heartbeat before it redelivers the job (the job of a killed worker comes back after this).", duration(func(c *Config) *time.Duration { return &c.ProcessorAckWait })},
-	{"INTAKE_PROCESSOR_MAX_ACK_PENDING", "10000", "Jobs delivered to all processors and not yet acked, deferred documents included (the processor consumer's MaxAckPending).", integer(func(c *Config) *int { return &c.ProcessorMaxAckPending })},
+	{"INTAKE_PROCESSOR_ACK_WAIT", queue.DefaultProcessorAckWait.String(), "How long JetStream waits for a processor's ack or heartbeat before it redelivers the job (the job of a killed worker comes back after this).", duration(func(c *Config) *time.Duration { return &c.ProcessorAckWait })},
+	{"INTAKE_PROCESSOR_MAX_ACK_PENDING", strconv.Itoa(queue.DefaultProcessorMaxAckPending), "Jobs delivered to all processors and not yet acked, deferred documents included (the processor consumer's MaxAckPending).", integer(func(c *Config) *int { return &c.ProcessorMaxAckPending })},
 	{"INTAKE_SWEEP_INTERVAL", "1m", "How often the sweeper looks for stuck documents and unsent outbox rows.", duration(func(c *Config) *time.Duration { return &c.SweepInterval })},
 	{"INTAKE_STUCK_AFTER", "10m", "A document whose state has not moved for this long is re-enqueued by the sweeper.", duration(func(c *Config) *time.Duration { return &c.StuckAfter })},
 	{"INTAKE_ORPHAN_GRACE", "1h", "A source object no document refers to (an upload killed between storing the PDF and its commit) is removed once it is older than this.", duration(func(c *Config) *time.Duration { return &c.OrphanGrace })},
 	{"INTAKE_ORPHAN_INTERVAL", "10m", "How often a processor looks for orphaned source objects (at start those of the last two days of upload dates, then those written since its last pass); 0 disables.", duration(func(c *Config) *time.Duration { return &c.OrphanInterval })},
-	{"INTAKE_WEBHOOK_TIMEOUT", "15s", "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
+	{"INTAKE_WEBHOOK_TIMEOUT", webhook.DefaultTimeout.String(), "Time a webhook call may take before it counts as failed.", duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
 	{"INTAKE_WEBHOOK_RETRY_SCHEDULE", "5s,5m,30m,2h,5h,10h,10h", "Backoff between webhook attempts (with jitter); then finished_with_failure.", schedule(func(c *Config) *[]time.Duration { return &c.WebhookRetry })},
 	{"INTAKE_WEBHOOK_ALLOW_PRIVATE", "false", "Allow webhook URLs on loopback and private addresses (dev and tests); link-local and cloud metadata addresses are always refused.", boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
 	{"INTAKE_WEBHOOK_CLIENT_CONCURRENCY", "4", "Webhook calls in flight per client, across all dispatcher replicas (slots leased in PostgreSQL; a killed replica's slot returns after twice INTAKE_WEBHOOK_TIMEOUT plus 30s).", integer(func(c *Config) *int { return &c.WebhookConcurrency })},
@@ -366,8 +382,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 }
 
 // Defaults returns the configuration with every variable at its documented
-// default (Vars). A library or service option left zero falls back to the
-// matching field here, so each default is written once.
+// default (Vars). A service option left zero falls back to the matching
+// field here; the adapters' defaults are their own constants (queue,
+// objectstore, webhook), which these fields start from, so each default is
+// written once.
 func Defaults() Config { return defaults() }
 
 var defaults = sync.OnceValue(func() Config {
@@ -406,6 +424,9 @@ func (c Config) validate() error {
 	}
 	if c.ProcessorClientConcurrency < 0 || c.ProcessorFairWindow < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_CLIENT_CONCURRENCY must be at least 0 and INTAKE_PROCESSOR_FAIR_WINDOW at least 1")
+	}
+	if c.ClientShare < 1 || c.ClientShare > 100 || c.ClientBurst < 0 || c.ClientBurst > 1000 || c.ClientCostHalfLife < 0 {
+		return fmt.Errorf("INTAKE_CLIENT_SHARE must be between 1 and 100, INTAKE_CLIENT_BURST between 0 and 1000 and INTAKE_CLIENT_COST_HALF_LIFE at least 0")
 	}
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")

@@ -21,9 +21,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
-
-	"github.com/docintake/docintake/pkg/config"
 )
+
+// DefaultRegion is the region of an S3Config that names none
+// (INTAKE_S3_REGION's default).
+const DefaultRegion = "us-east-1"
 
 // MinPartSize is the smallest multipart part S3 accepts (except the last).
 const MinPartSize = 5 << 20
@@ -37,7 +39,7 @@ type S3Config struct {
 	// Endpoint is the base URL of the S3 server (INTAKE_S3_ENDPOINT), e.g.
 	// "http://127.0.0.1:7070". Empty means AWS's regional endpoint.
 	Endpoint string
-	// Region (INTAKE_S3_REGION). Defaults to that variable's default.
+	// Region (INTAKE_S3_REGION). Defaults to DefaultRegion.
 	Region string
 	// Bucket holding all objects (INTAKE_S3_BUCKET). Required.
 	Bucket string
@@ -97,7 +99,7 @@ func NewS3(cfg S3Config) (*S3, error) {
 		return nil, errors.New("s3: access key and secret key must be set together")
 	}
 	if cfg.Region == "" {
-		cfg.Region = config.Defaults().S3.Region
+		cfg.Region = DefaultRegion
 	}
 	if cfg.PartSize < MinPartSize {
 		cfg.PartSize = MinPartSize

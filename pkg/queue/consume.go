@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -63,7 +62,8 @@ type ConsumeOptions struct {
 	// Logger receives one line per nak or term. Nil logs nothing.
 	Logger *zap.Logger
 	// ShutdownGrace is how long in-flight handlers may run after ctx is
-	// cancelled before their context is cancelled too. Defaults to 25s.
+	// cancelled before their context is cancelled too. Defaults to
+	// DefaultShutdownGrace.
 	ShutdownGrace time.Duration
 	// Backoff returns the nak delay after a failed attempt (numDelivered is
 	// 1 after the first). Defaults to 1s doubling up to 5m.
@@ -100,7 +100,7 @@ func Consume(ctx context.Context, cons jetstream.Consumer, concurrency int, hand
 	}
 	grace := opts.ShutdownGrace
 	if grace <= 0 {
-		grace = config.Defaults().ShutdownTimeout
+		grace = DefaultShutdownGrace
 	}
 	iter, err := messages(cons, max(opts.Prefetch, 1))
 	if err != nil {

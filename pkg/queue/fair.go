@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/fairshare"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -38,7 +37,7 @@ type Fair struct {
 	// subject's last token (<prefix>.process.<client>).
 	Tenant func(subject string) string
 	// Window is how many messages are held ahead of the workers. Defaults
-	// to 256.
+	// to DefaultFairWindow.
 	Window int
 	// PerTenant caps one tenant's messages in flight; 0 means the whole
 	// concurrency (a lone tenant may use every worker, and a tenant waiting
@@ -235,13 +234,13 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 		f.Tenant = LastToken
 	}
 	if f.Window <= 0 {
-		f.Window = 256
+		f.Window = DefaultFairWindow
 	}
 	if f.PerTenant <= 0 || f.PerTenant > concurrency {
 		f.PerTenant = concurrency
 	}
 	if grace <= 0 {
-		grace = config.Defaults().ShutdownTimeout
+		grace = DefaultShutdownGrace
 	}
 	// Pull in modest batches: what the iterator buffers has no heartbeat.
 	iter, err := messages(cons, min(f.Window, 64))

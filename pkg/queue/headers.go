@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -94,7 +93,7 @@ func (p *Publisher) PublishBatch(ctx context.Context, msgs []OutboxMessage) []er
 
 // asyncJS returns the JetStream context of PublishBatch: one of its own on
 // the same connection, created on first use, whose pending acks expire after
-// config's Tuning.RelayPublishTimeout. Acks that never come (a broker that
+// DefaultRelayPublishTimeout. Acks that never come (a broker that
 // lost the message in a disconnect) would otherwise stay pending forever and,
 // once the client's limit of pending async publishes is reached, stall every
 // later batch.
@@ -106,7 +105,7 @@ func (p *Publisher) asyncJS() (jetstream.JetStream, error) {
 			return
 		}
 		p.async, p.asyncErr = jetstream.New(nc,
-			jetstream.WithPublishAsyncTimeout(config.Defaults().Tuning.RelayPublishTimeout))
+			jetstream.WithPublishAsyncTimeout(DefaultRelayPublishTimeout))
 	})
 	return p.async, p.asyncErr
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,8 +38,7 @@ type BatchPublisher interface {
 	PublishBatch(ctx context.Context, msgs []OutboxMessage) []error
 }
 
-// RelayOptions tune a Relay; zero fields take config.Defaults().Tuning's
-// values.
+// RelayOptions tune a Relay; zero fields take the DefaultRelay* values.
 type RelayOptions struct {
 	// BatchSize is the number of rows claimed per transaction, and the
 	// most hand-over rows published or deleted together.
@@ -99,21 +97,20 @@ func NewRelay(src OutboxSource, pub BatchPublisher, logger *zap.Logger, opts Rel
 	if src == nil || pub == nil || logger == nil {
 		panic("queue: NewRelay with nil source, publisher or logger")
 	}
-	d := config.Defaults().Tuning
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = d.RelayBatchSize
+		opts.BatchSize = DefaultRelayBatchSize
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = d.RelayPollInterval
+		opts.PollInterval = DefaultRelayPollInterval
 	}
 	if opts.ClaimAge <= 0 {
-		opts.ClaimAge = d.RelayClaimAge
+		opts.ClaimAge = DefaultRelayClaimAge
 	}
 	if opts.DeleteDelay <= 0 {
-		opts.DeleteDelay = d.RelayDeleteDelay
+		opts.DeleteDelay = DefaultRelayDeleteDelay
 	}
 	if opts.PublishTimeout <= 0 {
-		opts.PublishTimeout = d.RelayPublishTimeout
+		opts.PublishTimeout = DefaultRelayPublishTimeout
 	}
 	r := &Relay{src: src, pub: pub, logger: logger.With(zap.String("component", "outbox_relay")), opts: opts,
 		wake: make(chan struct{}, 1),
@@ -314,7 +311,7 @@ func (r *Relay) Serve(ctx context.Context, finalFlush time.Duration, work func(c
 		_ = r.Run(relayCtx) // Run only ends with its context
 	}()
 	if finalFlush <= 0 {
-		finalFlush = config.Defaults().ShutdownTimeout
+		finalFlush = DefaultShutdownGrace
 	}
 	err := work(ctx)
 	stop()

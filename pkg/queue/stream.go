@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,18 +17,18 @@ import (
 // Config describes the stream and its two durable consumers. The zero value
 // is not usable; start from DefaultConfig or call WithDefaults.
 type Config struct {
-	// Stream is the stream name. Defaults to INTAKE_STREAM's default.
+	// Stream is the stream name. Defaults to DefaultStream.
 	Stream string
 	// SubjectPrefix is the first subject token: jobs go to
 	// <prefix>.process.<client_id> and <prefix>.deliver.<client_id>.
-	// Defaults to INTAKE_SUBJECT_PREFIX's default. Tests use their own
-	// stream and prefix.
+	// Defaults to jobs.DefaultSubjectPrefix. Tests use their own stream and
+	// prefix.
 	SubjectPrefix string
 	// Duplicates is the window in which a repeated Nats-Msg-Id is dropped.
-	// Defaults to config's Tuning.StreamDuplicates; it must cover the
-	// longest time between a publish and the outbox row's deletion.
+	// Defaults to DefaultDuplicates; it must cover the longest time
+	// between a publish and the outbox row's deletion.
 	Duplicates time.Duration
-	// Replicas of the stream. Defaults to INTAKE_STREAM_REPLICAS's default.
+	// Replicas of the stream. Defaults to DefaultReplicas.
 	Replicas int
 	// Storage of the stream. Defaults to (and is normally) file storage;
 	// set memory storage only for throwaway setups.
@@ -46,11 +45,12 @@ type ConsumerConfig struct {
 	Durable string
 	// AckWait is how long the server waits for an ack (or an InProgress
 	// heartbeat, which Consume sends every AckWait/3) before redelivering.
-	// Defaults to INTAKE_PROCESSOR_ACK_WAIT's default for the processor,
-	// config's Tuning.DispatcherAckWait for the dispatcher.
+	// Defaults to DefaultProcessorAckWait for the processor,
+	// DefaultDispatcherAckWait for the dispatcher.
 	AckWait time.Duration
 	// MaxDeliver bounds deliveries per message, naks included. Defaults
-	// to config's Tuning.ConsumerMaxDeliver. The last delivery is flagged by Delivery.LastAttempt.
+	// to DefaultMaxDeliver. The last delivery is flagged by
+	// Delivery.LastAttempt.
 	MaxDeliver int
 	// BackOff is the server's redelivery schedule for unacked messages
 	// (crashed or stuck workers): delivery n+1 comes BackOff[n-1] after
@@ -67,30 +67,28 @@ type ConsumerConfig struct {
 	// replicas. Messages nak'ed with a delay (deferred documents) count
 	// against it until redelivered, so it must be well above the number of
 	// documents that can be deferred at once, or deferrals starve new work.
-	// Defaults to INTAKE_PROCESSOR_MAX_ACK_PENDING's default for the
-	// processor, config's Tuning.DispatcherMaxAckPending for the dispatcher.
+	// Defaults to DefaultProcessorMaxAckPending for the processor,
+	// DefaultDispatcherMaxAckPending for the dispatcher.
 	MaxAckPending int
 }
 
 // DefaultConfig returns the production configuration.
 func DefaultConfig() Config { return Config{}.WithDefaults() }
 
-// WithDefaults returns c with every zero field set to its default
-// (config.Defaults: the processor's consumer from its environment
-// variables, the rest from its Tuning).
+// WithDefaults returns c with every zero field set to its default (the
+// Default* constants).
 func (c Config) WithDefaults() Config {
-	d := config.Defaults()
 	if c.Stream == "" {
-		c.Stream = d.Stream
+		c.Stream = DefaultStream
 	}
 	if c.SubjectPrefix == "" {
-		c.SubjectPrefix = d.SubjectPrefix
+		c.SubjectPrefix = jobs.DefaultSubjectPrefix
 	}
 	if c.Duplicates == 0 {
-		c.Duplicates = d.Tuning.StreamDuplicates
+		c.Duplicates = DefaultDuplicates
 	}
 	if c.Replicas == 0 {
-		c.Replicas = d.StreamReplicas
+		c.Replicas = DefaultReplicas
 	}
 	if c.Processor.Durable == "" {
 		c.Processor.Durable = "processor"
@@ -98,8 +96,8 @@ func (c Config) WithDefaults() Config {
 	if c.Dispatcher.Durable == "" {
 		c.Dispatcher.Durable = "dispatcher"
 	}
-	c.Processor = c.Processor.withDefaults(d.ProcessorAckWait, d.ProcessorMaxAckPending)
-	c.Dispatcher = c.Dispatcher.withDefaults(d.Tuning.DispatcherAckWait, d.Tuning.DispatcherMaxAckPending)
+	c.Processor = c.Processor.withDefaults(DefaultProcessorAckWait, DefaultProcessorMaxAckPending)
+	c.Dispatcher = c.Dispatcher.withDefaults(DefaultDispatcherAckWait, DefaultDispatcherMaxAckPending)
 	return c
 }
 
@@ -108,7 +106,7 @@ func (c ConsumerConfig) withDefaults(ackWait time.Duration, maxAckPending int) C
 		c.AckWait = ackWait
 	}
 	if c.MaxDeliver == 0 {
-		c.MaxDeliver = config.Defaults().Tuning.ConsumerMaxDeliver
+		c.MaxDeliver = DefaultMaxDeliver
 	}
 	if c.MaxAckPending == 0 {
 		c.MaxAckPending = maxAckPending

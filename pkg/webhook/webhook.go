@@ -25,14 +25,16 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/docintake/docintake/pkg/config"
 )
+
+// DefaultTimeout bounds an attempt of a Client whose Options name no
+// timeout (INTAKE_WEBHOOK_TIMEOUT's default).
+const DefaultTimeout = 15 * time.Second
 
 // Options configure a Client.
 type Options struct {
 	// Timeout bounds one attempt: connect, send, response headers and the
-	// body prefix. Defaults to 15s (INTAKE_WEBHOOK_TIMEOUT).
+	// body prefix (INTAKE_WEBHOOK_TIMEOUT). Defaults to DefaultTimeout.
 	Timeout time.Duration
 	// AllowPrivate permits loopback and private (RFC 1918, ULA, CGNAT)
 	// addresses, for development and tests (INTAKE_WEBHOOK_ALLOW_PRIVATE).
@@ -53,7 +55,7 @@ type Client struct {
 // New returns a client with its own connection pool.
 func New(opts Options) *Client {
 	if opts.Timeout <= 0 {
-		opts.Timeout = config.Defaults().WebhookTimeout
+		opts.Timeout = DefaultTimeout
 	}
 	if opts.UserAgent == "" {
 		opts.UserAgent = "docintake-webhook/1"
