@@ -23,8 +23,6 @@ import (
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/webhook"
 	"go.uber.org/zap"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 type dispatcher struct {
@@ -440,14 +438,10 @@ func (d *dispatcher) schedule(ctx context.Context) {
 }
 
 // republish publishes the job of claim dv.Claim; its dedup id includes the
-// claim, so each republish is a new message and a repeated publish of one
-// claim is dropped by the stream.
+// claim (jobs.RepublishMsgID), so each republish is a new message and a
+// repeated publish of one claim is dropped by the stream.
 func (d *dispatcher) republish(ctx context.Context, dv store.Delivery) error {
-	b, err := proto.Marshal(&jobspb.DeliverJob{LogId: dv.LogID, DocumentId: dv.DocumentID, ClientId: dv.ClientID,
-		State: string(dv.State), Status: string(dv.Status), DeliveryId: dv.ID, Attempt: uint32(dv.Claim),
-		EnqueuedAt: timestamppb.Now()})
-	if err != nil {
-		return fmt.Errorf("marshal deliver job: %w", err)
-	}
-	return d.pub.Publish(ctx, jobs.DeliverSubject(d.prefix, dv.ClientID), fmt.Sprintf("deliver:%s:%d", dv.ID, dv.Claim), b)
+	m := jobs.Republish(d.prefix, jobs.Delivery{ID: dv.ID, LogID: dv.LogID, DocumentID: dv.DocumentID,
+		ClientID: dv.ClientID, State: dv.State, Status: dv.Status}, dv.Claim, time.Now())
+	return d.pub.Publish(ctx, m.Subject, m.MsgID, m.Payload)
 }

@@ -192,7 +192,7 @@ func (b *bundle) documentWith(clientID, tmpl string, state document.State, reaso
 	d := document.Document{ID: uuid(id), LogID: "log" + id[:12], ClientID: clientID, MessageID: "mail-" + id[:8],
 		FileSHA256: make([]byte, 32), FileSize: 10, Filename: "po.pdf", Subject: "PO", Template: tmpl,
 		SourceKey: objectstore.SourceKey("log"+id[:12], time.Now())}
-	created, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: b.qcfg.ProcessSubject(clientID), MsgID: d.LogID + ":process:1"})
+	created, _, err := b.st.CreateDocument(ctx, d, store.OutboxRow{Subject: b.qcfg.ProcessSubject(clientID), MsgID: jobs.ProcessMsgID(d.LogID, 1)})
 	require.NoError(t, err)
 	out := doc{Document: created}
 	if between != nil {
