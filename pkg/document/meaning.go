@@ -28,20 +28,67 @@ type meaning struct {
 	// moved on because of this very delivery (sent, finished) or gave up on
 	// it (finished_with_failure, redeliverable).
 	deliverableFrom []State
+	// verdict is what the state says about the document's processing, for
+	// counts by outcome (the ops console's template usage) and the
+	// invariants the database checks (a success has its results).
+	verdict Verdict
+	// retry: a finished document a bulk reprocess picks by default
+	// (`intakectl reprocess` without --state): it ended without an order
+	// the client could use.
+	retry bool
 }
 
+// Verdict is what a state says about a document's processing: still
+// pending, or which outcome it came to.
+type Verdict string
+
+// The verdicts.
+const (
+	VerdictPending  Verdict = "pending"
+	VerdictSuccess  Verdict = "success"
+	VerdictRejected Verdict = "rejected"
+	VerdictIgnored  Verdict = "ignored"
+	VerdictFailed   Verdict = "failed"
+)
+
 var meanings = map[State]meaning{
-	StateReceived:         {pending: true},
-	StateDeferredForRetry: {pending: true},
-	StateDLQ:              {awaitsDelivery: true, deliverableFrom: []State{StateFinishedWithFailure}},
+	StateReceived:         {pending: true, verdict: VerdictPending},
+	StateDeferredForRetry: {pending: true, verdict: VerdictPending},
+	StateDLQ: {awaitsDelivery: true, deliverableFrom: []State{StateFinishedWithFailure},
+		verdict: VerdictFailed, retry: true},
 	StateProcessedIgnored: {outcome: true, awaitsDelivery: true, sent: StateFinishedIgnored,
-		deliverableFrom: []State{StateFinishedIgnored, StateFinishedWithFailure}},
+		deliverableFrom: []State{StateFinishedIgnored, StateFinishedWithFailure}, verdict: VerdictIgnored},
 	StateProcessedRejected: {outcome: true, awaitsDelivery: true, sent: StateSentRejected,
-		deliverableFrom: []State{StateSentRejected, StateFinishedRejected, StateFinishedWithFailure}},
+		deliverableFrom: []State{StateSentRejected, StateFinishedRejected, StateFinishedWithFailure}, verdict: VerdictRejected},
 	StateProcessedSuccess: {outcome: true, awaitsDelivery: true, sent: StateSentSuccess,
-		deliverableFrom: []State{StateSentSuccess, StateFinishedSuccess, StateFinishedWithFailure}},
-	StateSentRejected: {finished: StateFinishedRejected},
-	StateSentSuccess:  {finished: StateFinishedSuccess},
+		deliverableFrom: []State{StateSentSuccess, StateFinishedSuccess, StateFinishedWithFailure}, verdict: VerdictSuccess},
+	StateSentRejected:        {finished: StateFinishedRejected, verdict: VerdictRejected},
+	StateSentSuccess:         {finished: StateFinishedSuccess, verdict: VerdictSuccess},
+	StateFinishedSuccess:     {verdict: VerdictSuccess},
+	StateFinishedRejected:    {verdict: VerdictRejected, retry: true},
+	StateFinishedIgnored:     {verdict: VerdictIgnored},
+	StateFinishedWithFailure: {verdict: VerdictFailed, retry: true},
+}
+
+// Verdict is what s says about the document's processing (VerdictPending
+// for received and deferred_for_retry, "" for unknown).
+func (s State) Verdict() Verdict { return meanings[s].verdict }
+
+// RetriedByDefault reports whether a bulk reprocess picks documents in s
+// when no state is named: finished_rejected, finished_with_failure and dlq.
+func (s State) RetriedByDefault() bool { return meanings[s].retry }
+
+// StatesWhere lists the states, in the interface's order, for which pred
+// holds: what SQL that filters on a kind of state binds as its list
+// (state = ANY($n)), so the list is never written out twice.
+func StatesWhere(pred func(State) bool) []State {
+	var out []State
+	for _, s := range States {
+		if pred(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Pending reports whether a process job still has work on a document in s

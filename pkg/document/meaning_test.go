@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -118,5 +119,32 @@ func TestMeaningEdgesAreTransitions(t *testing.T) {
 		if f := s.FinishedState(); f != "" {
 			require.True(t, document.CanTransition(s, f), "%s → %s", s, f)
 		}
+	}
+}
+
+// Every state of the interface but unknown has a verdict, the verdicts
+// follow the state names of the interface (processed_/sent_/finished_
+// success, rejected, ignored; dlq and finished_with_failure failed;
+// received and deferred_for_retry pending), and a bulk reprocess picks
+// what `intakectl reprocess --help` promises.
+func TestVerdicts(t *testing.T) {
+	want := map[document.State]document.Verdict{
+		document.StateReceived: document.VerdictPending, document.StateDeferredForRetry: document.VerdictPending,
+		document.StateDLQ: document.VerdictFailed, document.StateFinishedWithFailure: document.VerdictFailed,
+		document.StateProcessedSuccess: document.VerdictSuccess, document.StateSentSuccess: document.VerdictSuccess,
+		document.StateFinishedSuccess: document.VerdictSuccess, document.StateProcessedRejected: document.VerdictRejected,
+		document.StateSentRejected: document.VerdictRejected, document.StateFinishedRejected: document.VerdictRejected,
+		document.StateProcessedIgnored: document.VerdictIgnored, document.StateFinishedIgnored: document.VerdictIgnored,
+		document.StateUnknown: "",
+	}
+	for _, s := range document.States {
+		if got := s.Verdict(); got != want[s] {
+			t.Errorf("%s: verdict %q, want %q", s, got, want[s])
+		}
+	}
+	retried := document.StatesWhere(document.State.RetriedByDefault)
+	wantRetried := []document.State{document.StateDLQ, document.StateFinishedRejected, document.StateFinishedWithFailure}
+	if !slices.Equal(retried, wantRetried) {
+		t.Errorf("retried by default: %v, want %v", retried, wantRetried)
 	}
 }

@@ -538,14 +538,17 @@ func (s *Store) DeliveryBacklog(ctx context.Context) (DeliveryBacklog, error) {
 	return b, translate(err, "delivery backlog")
 }
 
+// reportedStates are the outcome states a delivery reports.
+var reportedStates = statesWhere(document.State.ReportsOutcome)
+
 // LastReportedState is the state of the document's latest outcome delivery
-// (processed_success, processed_rejected or processed_ignored), what a
-// redelivery re-sends. Returns ENOTFOUND when there is none.
+// (document.State.ReportsOutcome: processed_*), what a redelivery re-sends.
+// Returns ENOTFOUND when there is none.
 func (s *Store) LastReportedState(ctx context.Context, documentID string) (document.State, error) {
 	var st string
 	err := s.db.QueryRow(ctx, `SELECT state FROM deliveries WHERE document_id = $1
-		AND state IN ('processed_success', 'processed_rejected', 'processed_ignored')
-		ORDER BY created_at DESC, id DESC LIMIT 1`, documentID).Scan(&st)
+		AND state = ANY($2::text[])
+		ORDER BY created_at DESC, id DESC LIMIT 1`, documentID, reportedStates).Scan(&st)
 	if err != nil {
 		return "", translate(err, "last reported state")
 	}

@@ -90,7 +90,7 @@ func (s *Store) OpsSummary(ctx context.Context) (OpsSummary, error) {
 			return err
 		}
 		var received *time.Time
-		if err := tx.db.QueryRow(ctx, `SELECT min(created_at) FROM documents WHERE state = 'received'`).Scan(&received); err != nil {
+		if err := tx.db.QueryRow(ctx, `SELECT min(created_at) FROM documents WHERE state = $1`, document.StateReceived).Scan(&received); err != nil {
 			return translate(err, "ops summary")
 		}
 		if received != nil {

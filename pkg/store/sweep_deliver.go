@@ -10,15 +10,7 @@ import (
 
 // awaitingDelivery are the states whose deliver job the dispatcher records
 // (document.State.AwaitsDelivery).
-var awaitingDelivery = func() []string {
-	var out []string
-	for _, s := range document.States {
-		if s.AwaitsDelivery() {
-			out = append(out, string(s))
-		}
-	}
-	return out
-}()
+var awaitingDelivery = statesWhere(document.State.AwaitsDelivery)
 
 // undeliveredQuery selects documents whose deliver job was lost (see
 // SweepUndelivered).

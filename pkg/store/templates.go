@@ -628,10 +628,7 @@ func (s *Store) FindForReprocess(ctx context.Context, f ReprocessFilter, limit i
 	if f.ClientID == "" {
 		return nil, document.Errorf(document.EINVALID, "a client is required")
 	}
-	states := make([]string, len(f.States))
-	for i, st := range f.States {
-		states[i] = string(st)
-	}
+	states := stateStrings(f.States)
 	var since any
 	if !f.Since.IsZero() {
 		since = f.Since

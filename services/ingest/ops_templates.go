@@ -27,16 +27,16 @@ type versionUsage struct {
 }
 
 func (v *versionUsage) add(s document.State, n int) {
-	switch s {
-	case document.StateProcessedSuccess, document.StateSentSuccess, document.StateFinishedSuccess:
+	switch s.Verdict() {
+	case document.VerdictSuccess:
 		v.Success += n
-	case document.StateProcessedRejected, document.StateSentRejected, document.StateFinishedRejected:
+	case document.VerdictRejected:
 		v.Rejected += n
-	case document.StateProcessedIgnored, document.StateFinishedIgnored:
+	case document.VerdictIgnored:
 		v.Ignored += n
-	case document.StateDLQ, document.StateFinishedWithFailure:
+	case document.VerdictFailed:
 		v.Failed += n
-	default: // received, deferred_for_retry
+	default: // pending
 		v.Pending += n
 	}
 }

@@ -50,7 +50,7 @@ func runReprocess(ctx context.Context, args []string, env Env) int {
 				f.States = append(f.States, state)
 			}
 			if len(f.States) == 0 {
-				f.States = []document.State{document.StateFinishedRejected, document.StateFinishedWithFailure, document.StateDLQ}
+				f.States = document.StatesWhere(document.State.RetriedByDefault)
 			}
 			if *since != "" {
 				if f.Since, err = parseSince(*since); err != nil {
