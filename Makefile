@@ -8,7 +8,7 @@ VERSITYGW_VERSION := v1.8.0
 # The module proxy refuses the tag 2025.1.1 (403); v0.6.1 is the same release
 # under its module version.
 STATICCHECK_VERSION := v0.6.1
-MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl services/pogen
+MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl services/pogen services/systemtest
 SERVICES  := ingest processor dispatcher standalone intakectl
 # go test flags for `make test`; CI and developers run the same.
 TESTFLAGS ?= -race -count=1 -timeout 20m
@@ -71,7 +71,7 @@ run: build
 
 # make test: every module's tests against real PostgreSQL, JetStream and S3
 # (versitygw, installed into $(TOOLS_BIN) on first use). The short chaos run
-# (services/standalone/internal/chaos) drives the binaries of `make build`.
+# (services/systemtest/internal/chaos) drives the binaries of `make build`.
 # deploy/dev/testenv.sh first installs missing Debian packages (as root) and
 # provides PostgreSQL: INTAKE_TEST_DATABASE_URL, else 127.0.0.1:5432, else a
 # private throwaway cluster stopped when the tests end.
@@ -97,14 +97,14 @@ $(INTAKE_VERSITYGW):
 # CHAOSFLAGS passes options, e.g. CHAOSFLAGS='-n 500 -work /tmp/chaos'.
 CHAOSFLAGS ?=
 chaos: build tools
-	cd services/standalone && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) $(CHAOSFLAGS)
+	cd services/systemtest && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) $(CHAOSFLAGS)
 
 # make chaos-cluster: the same full run on three clustered nats-servers with
 # an R3 stream (INTAKE_STREAM_REPLICAS=3), each NATS crash killing one node,
 # the stream's leader first (RELIABILITY.md, "On a NATS cluster").
 .PHONY: chaos-cluster
 chaos-cluster: build tools
-	cd services/standalone && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) -nats-cluster -nats-restarts 3 $(CHAOSFLAGS)
+	cd services/systemtest && go run ./cmd/chaos -bin $(CURDIR)/$(BIN) -nats-cluster -nats-restarts 3 $(CHAOSFLAGS)
 
 # make fuzz: every fuzz target for FUZZTIME each (CI runs the seeds through
 # make test; this explores).
@@ -134,10 +134,10 @@ fmt:
 # passes options, e.g. BENCHFLAGS='-profile /tmp/prof -work /tmp/bench'.
 BENCHFLAGS ?=
 bench: build tools
-	cd services/standalone && go run ./cmd/bench -bin $(CURDIR)/$(BIN) -command 'make bench' $(BENCHFLAGS)
+	cd services/systemtest && go run ./cmd/bench -bin $(CURDIR)/$(BIN) -command 'make bench' $(BENCHFLAGS)
 
 bench-ingest: build tools
-	cd services/standalone && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...
+	cd services/systemtest && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...
 
 # make bench-generic: the template-less reader (issue 24): CPU per page on
 # the corpus POs beside the Contoso template's in the same run, and its score

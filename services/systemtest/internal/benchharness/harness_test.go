@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/benchharness"
+	"github.com/docintake/docintake/services/systemtest/internal/benchharness"
 )
 
 // TestSmoke runs every phase of `make bench` with tiny durations on the

@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"

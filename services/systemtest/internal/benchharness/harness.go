@@ -33,7 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 )
 
 // Options configure a run. Zero values take `make bench`'s defaults.

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/pdftext"
-	pkgsystem "github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 )
 
 // Golden is phase 3b (issue 14): invoice2data's 16 golden documents, the
@@ -177,7 +177,7 @@ func (h *harness) goldenRun(ctx context.Context, name string, eng pdftext.Engine
 				if err != nil {
 					return row, fmt.Errorf("%s: %w", c.path, err)
 				}
-				text, area = t.String(), pkgsystem.AreaFunc(eng, c.data)
+				text, area = t.String(), catalogue.AreaFunc(eng, c.data)
 			}
 			tpl := set.Choose(text) // as Set.Run chooses when it keeps no trace
 			if tpl == nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/docintake/docintake/services/standalone/internal/benchharness"
+	"github.com/docintake/docintake/services/systemtest/internal/benchharness"
 )
 
 // TestGoldenPhase runs phase 3b of `make bench` alone (invoice2data's 16

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 )
 
 // defaultBudget is the CPU budget of each processor in the scaling phase,

@@ -1,4 +1,4 @@
-package standalone_test
+package systemtest_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,7 @@ import (
 func k8sObjects(t *testing.T) (typed []runtime.Object, custom []*unstructured.Unstructured) {
 	t.Helper()
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	res, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(repoRoot(t), "deploy", "k8s", "base"))
+	res, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(repotest.Root(t), "deploy", "k8s", "base"))
 	require.NoError(t, err, "kustomize build deploy/k8s/base")
 	out, err := res.AsYaml()
 	require.NoError(t, err)
@@ -231,7 +232,7 @@ func TestKustomizeBuildIsDeterministic(t *testing.T) {
 	t.Parallel()
 	build := func() []byte {
 		k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-		res, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(repoRoot(t), "deploy", "k8s", "base"))
+		res, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(repotest.Root(t), "deploy", "k8s", "base"))
 		require.NoError(t, err)
 		out, err := res.AsYaml()
 		require.NoError(t, err)

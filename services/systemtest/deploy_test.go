@@ -1,4 +1,4 @@
-package standalone_test
+package systemtest_test
 
 import (
 	"context"
@@ -18,13 +18,14 @@ import (
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
 func loadCompose(t *testing.T) (*types.Project, string) {
 	t.Helper()
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	opts, err := cli.NewProjectOptions([]string{filepath.Join(root, "docker-compose.yml")},
 		cli.WithWorkingDirectory(root), cli.WithName("docintake"))
 	require.NoError(t, err)

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/benchharness"
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/benchharness"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 )
 
 func main() {
@@ -60,7 +60,7 @@ func run() error {
 		md = filepath.Join(repo, "BENCHMARKS.md")
 	}
 	if command == "" {
-		command = strings.TrimSpace("cd services/standalone && go run ./cmd/bench " + strings.Join(os.Args[1:], " "))
+		command = strings.TrimSpace("cd services/systemtest && go run ./cmd/bench " + strings.Join(os.Args[1:], " "))
 	}
 	o.Out, o.Progress = os.Stdout, os.Stderr
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/chaos"
-	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/docintake/docintake/services/standalone"
+	"github.com/docintake/docintake/services/systemtest/internal/chaos"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +42,7 @@ func runChaos(t *testing.T, opts chaos.Options) string {
 	if testing.Short() {
 		t.Skip("chaos: skipped with -short")
 	}
-	if _, err := pgcluster.BinDir(); err != nil {
+	if _, err := standalone.PostgresBinDir(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/objectstore"
-	"github.com/docintake/docintake/services/standalone/internal/sysproc"
+	"github.com/docintake/docintake/services/systemtest/internal/sysproc"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 

@@ -1,4 +1,4 @@
-package standalone_test
+package systemtest_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/docintake/docintake/services/standalone/standalonetest"
 )
 
 // benchPDF is a ~100 KB PDF: a generated order padded with a comment after
@@ -61,7 +62,7 @@ func (l *latencies) report(b *testing.B, elapsed time.Duration) (perSec float64)
 //	make bench-ingest   (go test -bench BenchmarkIngest -benchtime 20s)
 func BenchmarkIngest(b *testing.B) {
 	s3cfg := objectstoretest.S3Config(b)
-	sys := start(b, map[string]string{
+	sys := standalonetest.Start(b, map[string]string{
 		"INTAKE_DATABASE_URL":  storetest.SchemaURL(b),
 		"INTAKE_S3_ENDPOINT":   s3cfg.Endpoint,
 		"INTAKE_S3_BUCKET":     s3cfg.Bucket,
@@ -114,9 +115,9 @@ func BenchmarkIngest(b *testing.B) {
 				fw, _ := w.CreateFormFile("file", "order.pdf")
 				_, _ = fw.Write(pdf)
 				_ = w.Close()
-				req, _ := http.NewRequest(http.MethodPost, sys.url+"/incoming", &buf)
+				req, _ := http.NewRequest(http.MethodPost, sys.URL+"/incoming", &buf)
 				req.Header.Set("Content-Type", w.FormDataContentType())
-				req.Header.Set("Authorization", "Bearer "+devToken)
+				req.Header.Set("Authorization", "Bearer "+standalonetest.DevToken)
 				t0 := time.Now()
 				res, err := client.Do(req)
 				if err != nil {

@@ -1,10 +1,11 @@
-package intakectl_test
+package systemtest_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/client"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/webhook"
 	"github.com/docintake/docintake/services/intakectl"
 	"github.com/docintake/docintake/services/standalone/standalonetest"
@@ -48,8 +50,7 @@ func startCommand(t *testing.T, env map[string]string, args ...string) (stdout, 
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- intakectl.Main(ctx, args, intakectl.Env{Getenv: func(k string) string { return env[k] },
-			Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr})
+		done <- intakectl.Main(ctx, args, intakectlEnv(env, stdout, stderr))
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -61,6 +62,13 @@ func startCommand(t *testing.T, env map[string]string, args ...string) (stdout, 
 		}
 	})
 	return stdout, stderr
+}
+
+// intakectlEnv is intakectl's environment in a test: the variables of env
+// only, no input, output to stdout and stderr.
+func intakectlEnv(env map[string]string, stdout, stderr io.Writer) intakectl.Env {
+	return intakectl.Env{Getenv: func(k string) string { return env[k] }, Stdin: strings.NewReader(""),
+		Stdout: stdout, Stderr: stderr}
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -105,7 +113,7 @@ func startSystem(t *testing.T, hookAddr, hookToken, secret string) *standalonete
 `, hookAddr, hookToken, secret), 0o644))
 	return standalonetest.Start(t, map[string]string{
 		"INTAKE_CLIENTS_FILE":  clients,
-		"INTAKE_TEMPLATES_DIR": filepath.Join(repoRoot(t), "pkg", "client", "testdata", "templates"),
+		"INTAKE_TEMPLATES_DIR": filepath.Join(repotest.Root(t), "pkg", "client", "testdata", "templates"),
 		"INTAKE_PDF_ENGINE":    "pdftotext",
 	})
 }
@@ -224,15 +232,4 @@ func TestListenPlainLines(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	require.Regexp(t, `^\d{4}-\d\d-\d\dT\S+Z  deferred_for_retry +reason=mapping_not_resolved log_id=L-1 message_id=m-1 template=t$`, lines[0])
 	require.True(t, strings.HasSuffix(lines[1], " (repeat)"), lines[1])
-}
-
-// `intakectl --help` lists the integrator commands.
-func TestHelpListsListenAndUpload(t *testing.T) {
-	t.Parallel()
-	r := run(t, "--help")
-	require.Equal(t, 0, r.code)
-	require.Regexp(t, `(?m)^  listen +receive webhooks locally`, r.stderr)
-	require.Regexp(t, `(?m)^  upload +upload PDFs`, r.stderr)
-	r = run(t, "listen", "--help")
-	require.Contains(t, r.stderr, "usage: intakectl listen [--addr 127.0.0.1:9099]")
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/benchharness"
-	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/docintake/docintake/services/standalone"
+	"github.com/docintake/docintake/services/systemtest/internal/benchharness"
 )
 
 // TestScalingShort runs the scaling phase alone (processors with a CPU
@@ -71,7 +71,7 @@ func needServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole system: skipped with -short")
 	}
-	if _, err := pgcluster.BinDir(); err != nil {
+	if _, err := standalone.PostgresBinDir(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)
 		}

@@ -1,13 +1,17 @@
-package intakectl_test
+package systemtest_test
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
+	"github.com/docintake/docintake/services/intakectl"
 	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -68,6 +72,32 @@ func TestUploadRefusedFile(t *testing.T) {
 	require.Equal(t, 2, runEnv(t, nil, "upload", "--url", sys.URL, "--token", "t", "--template", "x", "--party-id", "y", dir).code)
 	require.Equal(t, 1, runEnv(t, nil, "upload", "--url", sys.URL, "--token", "t", "--template", "x", filepath.Join(dir, "missing")).code)
 	require.Equal(t, 1, runEnv(t, nil, "upload", "--url", sys.URL, "--token", "wrong", "--template", "gen-order", dir).code)
+}
+
+// result is what a finished intakectl command left.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runEnv runs intakectl args to the end with the variables of env.
+func runEnv(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := intakectl.Main(t.Context(), args, intakectlEnv(env, &out, &errb))
+	return result{code, out.String(), errb.String()}
+}
+
+// fixture writes files (path: content) into a new directory.
+func fixture(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, b := range files {
+		fsys[name] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, fsys))
+	return dir
 }
 
 var logIDRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)

@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/docintake/docintake/services/standalone/internal/chaos"
+	"github.com/docintake/docintake/services/systemtest/internal/chaos"
 )
 
 func main() {

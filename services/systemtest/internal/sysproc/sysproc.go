@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
+	"github.com/docintake/docintake/services/standalone"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -185,10 +185,11 @@ func WaitFor(ctx context.Context, p *Proc, timeout time.Duration, ready func(con
 }
 
 // NewPostgres initialises a cluster in dir and prepares a server process on
-// a fixed port. pgcluster.Start picks a new port on each start; the harness
-// restarts the server under running services, so it needs the port fixed.
+// a fixed port. Standalone's private cluster picks a new port on each
+// start; the harness restarts the server under running services, so it
+// needs the port fixed.
 func NewPostgres(ctx context.Context, dir, logDir string) (*Proc, string, error) {
-	bin, err := pgcluster.BinDir()
+	bin, err := standalone.PostgresBinDir()
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,11 +1,11 @@
-package standalone_test
+package systemtest_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,16 +16,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/client"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	disystem "github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/dispatcher"
 	"github.com/docintake/docintake/services/ingest"
 	"github.com/docintake/docintake/services/processor"
+	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats-server/v2/server"
@@ -248,9 +252,7 @@ func TestStatementsPerDocument(t *testing.T) {
     webhook_token: rt-webhook-token
     signing_secret: whsec_cnQtc2lnbmluZy1zZWNyZXQtZm9yLXRlc3RzLW9ubHk=
 `, hex.EncodeToString(sum[:]), hook.URL)), 0o644))
-	tmpl := filepath.Join(dir, "templates")
-	require.NoError(t, os.MkdirAll(tmpl, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(tmpl, "gen-order.yml"), []byte(genTemplate), 0o644))
+	tmpl := filepath.Join(repotest.Root(t), "pkg", "client", "testdata", "templates") // gen-order
 
 	env := map[string]string{
 		"INTAKE_HTTP_ADDR":             "127.0.0.1:0",
@@ -277,7 +279,7 @@ func TestStatementsPerDocument(t *testing.T) {
 		stores[stage] = counter.pool(t, url, stage)
 	}
 	// The processor pins template versions through the catalogue's store.
-	tmpls, err := disystem.OpenTemplates(ctx, stores["processor"], logger, disystem.TemplatesOptions{Dirs: []string{tmpl}})
+	tmpls, err := catalogue.Open(ctx, stores["processor"], logger, catalogue.Options{Dirs: []string{tmpl}})
 	require.NoError(t, err)
 	t.Cleanup(tmpls.Close)
 	objs, err := disystem.OpenObjects(ctx, cfg.S3, filepath.Join(dir, "objects"))
@@ -329,15 +331,18 @@ func TestStatementsPerDocument(t *testing.T) {
 	}
 	standalonetest.WaitReady(t, api)
 
+	up, err := client.New(api, token, nil)
+	require.NoError(t, err)
 	counter.reset()
 	keys := []string{"rtclient", hex.EncodeToString(sum[:])}
 	for i := range docs {
 		pdf := pdftexttest.PDF([]string{"GENERATED ORDER", fmt.Sprintf("Order no. G-%d", 4711+i), "Date: 2026-02-03", "Items",
 			"BOLT-1      Bolts M8      10      1.50", "Total 15.00"})
 		msg := fmt.Sprintf("rt-%d", i)
-		code, ack := tryUpload(t, api, token, map[string]string{"message_id": msg, "subject": "PO", "template": "gen-order"}, pdf)
-		require.Equal(t, http.StatusAccepted, code, ack)
-		logID := ack["log_id"].(string)
+		ack, err := up.Upload(t.Context(), client.UploadRequest{File: bytes.NewReader(pdf), MessageID: msg, Subject: "PO",
+			Template: "gen-order"})
+		require.NoError(t, err)
+		logID := ack.LogID
 		d := waitState(t, setup, "rtclient", logID, "finished_success")
 		keys = append(keys, d.ID, logID, msg)
 	}

@@ -1,4 +1,4 @@
-package standalone_test
+package systemtest_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
@@ -23,7 +24,7 @@ var (
 // repository's Go code (collector options and const-metric descriptors).
 func codeMetrics(t *testing.T) map[string]bool {
 	t.Helper()
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	names := map[string]bool{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -77,7 +78,7 @@ func requireKnown(t *testing.T, known map[string]bool, where, expr string) []str
 func TestREADMEListsEveryMetric(t *testing.T) {
 	t.Parallel()
 	known := codeMetrics(t)
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(repotest.Root(t), "README.md"))
 	require.NoError(t, err)
 	_, section, ok := strings.Cut(string(b), "\n## Metrics\n")
 	require.True(t, ok, "README.md has a Metrics section")
@@ -91,7 +92,7 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 func TestAlertRules(t *testing.T) {
 	t.Parallel()
 	known := codeMetrics(t)
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "prometheus", "alerts.yml"))
+	b, err := os.ReadFile(filepath.Join(repotest.Root(t), "deploy", "prometheus", "alerts.yml"))
 	require.NoError(t, err)
 	var rules struct {
 		Groups []struct {
@@ -140,7 +141,7 @@ func TestAlertRules(t *testing.T) {
 func TestGrafanaDashboard(t *testing.T) {
 	t.Parallel()
 	known := codeMetrics(t)
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "grafana", "docintake.json"))
+	b, err := os.ReadFile(filepath.Join(repotest.Root(t), "deploy", "grafana", "docintake.json"))
 	require.NoError(t, err)
 	var dash struct {
 		UID    string `json:"uid"`
