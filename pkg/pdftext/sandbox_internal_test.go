@@ -219,21 +219,68 @@ func TestOneShotHelperIsolated(t *testing.T) {
 	requireRoot(t)
 	t.Parallel()
 	socks := hostSockets(t)
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	dir := workDir(t)
 	// The Go runtime (and the race detector's shadow memory) reserves
 	// more address space than a PDF tool may have.
 	sb := newSandbox(Options{Timeout: time.Minute, MaxOutputBytes: 1 << 20, MemoryLimitBytes: math.MaxInt64})
-	args := append([]string{"-test.run=^TestSandboxProbe$", "-test.count=1", "--", "sandbox-probe"}, socks...)
-	out, err := sb.run(t.Context(), dir, exe, args, nil)
+	out, err := sb.run(t.Context(), dir, probeBinary(t), probeArgs(socks), nil)
 	require.NoError(t, err)
 	requireNamespaces(t, oneShotNamespaces.Load() == 1)
+	r := parseProbe(t, out)
+	requireConfined(t, dir, r)
+	ours, err := os.Readlink("/proc/self/ns/mnt")
+	require.NoError(t, err)
+	require.NotEqual(t, ours, r.MountNS, "the helper has its own mount namespace")
+	for _, s := range socks {
+		require.NotEmpty(t, r.Sockets[s], "the helper connected to the host's %s", s)
+		require.Contains(t, r.Sockets[s], "no such file", "the host's %s is hidden", s)
+	}
+}
+
+// TestHelperIsolatedWithoutNamespaces: where a container refuses
+// namespaces, a helper still gets its own uid, no dumpability, no new
+// privileges and the seccomp filter, which also keeps it from the host's
+// unix sockets it can see.
+func TestHelperIsolatedWithoutNamespaces(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	socks := hostSockets(t)
+	dir := workDir(t)
+	j := jail{dir: dir, env: []string{"LC_ALL=C.UTF-8"}}
+	out, err := j.command(t.Context(), probeBinary(t), probeArgs(socks)).Output()
+	require.NoError(t, err)
+	r := parseProbe(t, out)
+	requireConfined(t, dir, r)
+	for _, s := range socks {
+		require.Contains(t, r.Sockets[s], "operation not permitted", "the helper connected to the host's %s", s)
+	}
+}
+
+// probeBinary is this test binary; the trampoline runs it from a copy, so
+// the helper's uid needs no access to the build directory.
+func probeBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	return exe
+}
+
+func probeArgs(socks []string) []string {
+	return append([]string{"-test.run=^TestSandboxProbe$", "-test.count=1", "--", "sandbox-probe"}, socks...)
+}
+
+func parseProbe(t *testing.T, out []byte) probeReport {
+	t.Helper()
 	m := regexp.MustCompile(`(?m)^probe: (.*)$`).FindSubmatch(out)
 	require.NotNil(t, m, "no report in\n%s", out)
 	var r probeReport
 	require.NoError(t, json.Unmarshal(m[1], &r))
+	return r
+}
 
+// requireConfined checks what holds with or without namespaces.
+func requireConfined(t *testing.T, dir string, r probeReport) {
+	t.Helper()
 	require.EqualValues(t, helperCred(dir).Uid, r.UID)
 	require.Equal(t, r.UID, r.GID)
 	requireOwnUID(t, uint32(r.UID))
@@ -241,12 +288,6 @@ func TestOneShotHelperIsolated(t *testing.T) {
 	require.Equal(t, "1", statusField(t, r.Status, "NoNewPrivs"))
 	require.Equal(t, "2", statusField(t, r.Status, "Seccomp"))
 	require.Equal(t, "0000000000000000", statusField(t, r.Status, "CapEff"))
-	ours, err := os.Readlink("/proc/self/ns/mnt")
-	require.NoError(t, err)
-	require.NotEqual(t, ours, r.MountNS, "the helper has its own mount namespace")
-	for _, s := range socks {
-		require.NotEmpty(t, r.Sockets[s], "the helper connected to the host's %s", s)
-	}
 	for _, call := range []string{"socket", "ptrace", "unshare", "process_vm_readv", "mount", "keyctl", "bpf"} {
 		require.Equal(t, "operation not permitted", r.Denied[call], call)
 	}
