@@ -565,11 +565,19 @@ func readTemplateFile(file string) (store.TemplatePush, *template.Template, erro
 // with its samples (global scope; the caller sets scope, comment and
 // pusher).
 func NewTemplatePush(file string, content []byte, smp []store.TemplateSample) (store.TemplatePush, error) {
+	p, _, err := ParsePush(file, content, smp)
+	return p, err
+}
+
+// ParsePush is NewTemplatePush that also returns the parsed template, for a
+// caller that bounds what it would hold (the client API's template limits)
+// without parsing it again.
+func ParsePush(file string, content []byte, smp []store.TemplateSample) (store.TemplatePush, *template.Template, error) {
 	tpl, err := ParseStrict(file, content)
 	if err != nil {
-		return store.TemplatePush{}, err
+		return store.TemplatePush{}, nil, err
 	}
-	return pushOf(file, content, tpl, smp), nil
+	return pushOf(file, content, tpl, smp), tpl, nil
 }
 
 func pushOf(file string, content []byte, tpl *template.Template, smp []store.TemplateSample) store.TemplatePush {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -61,7 +62,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	body, status := errorBody{}, http.StatusInternalServerError
 	var he *echo.HTTPError
-	if e, ok := document.AsError(err); ok {
+	var rl *rateLimitedError
+	if errors.As(err, &rl) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(rl.seconds()))
+		status, body = http.StatusTooManyRequests, errorBody{Code: codeRateLimited, Message: rl.Error()}
+	} else if e, ok := document.AsError(err); ok {
 		status = statusByKind[e.Kind]
 		if status == 0 {
 			status = http.StatusInternalServerError

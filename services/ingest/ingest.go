@@ -33,6 +33,10 @@ type Config struct {
 	// request headers (slowloris); 0 means config's
 	// Tuning.ReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
+	// TemplateLimits bound a client's templates (PUT /templates); a zero
+	// field means its default. The change rate is
+	// EnableTemplateChangeRateLimit's.
+	TemplateLimits config.TemplateLimits
 }
 
 // Store is what the API needs of PostgreSQL (implemented by *store.Store).
@@ -75,9 +79,10 @@ type Server struct {
 	metrics   *httpMetrics
 	echo      *echo.Echo
 	now       func() time.Time
-	// uploadLimit is nil unless EnableUploadRateLimit set a limit.
-	uploadLimit *uploadLimit
-	tokens      *tokenCache
+	// uploadLimit is nil unless EnableUploadRateLimit set a limit;
+	// templateChangeLimit unless EnableTemplateChangeRateLimit did.
+	uploadLimit, templateChangeLimit *clientLimit
+	tokens                           *tokenCache
 }
 
 // New builds the API. The jobs of accepted uploads are published by the
@@ -93,6 +98,7 @@ func New(cfg Config, st Store, objects Objects, templates Templates, logger *zap
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = config.Defaults().SubjectPrefix
 	}
+	cfg.TemplateLimits = templateLimits(cfg.TemplateLimits)
 	s := &Server{cfg: cfg, store: st, objects: objects, templates: templates, logger: logger,
 		health: health, metrics: newHTTPMetrics(reg), now: time.Now}
 	s.tokens = newTokenCache(tokenCacheTTL, func() time.Time { return s.now() })

@@ -11,13 +11,16 @@ import (
 // EnableReprocess adds POST /documents/{log_id}/reprocess: a client runs
 // one of its finished (or failed) documents again with the current template
 // version, typically after fixing its template; the new outcome arrives by
-// webhook under a new webhook-id.
+// webhook under a new webhook-id. A request takes one of the client's
+// uploads (INTAKE_UPLOAD_RATE_LIMIT): it costs an extraction as an upload
+// does, so a client over its rate cannot reprocess at will. Operators'
+// reprocessing (ops console, intakectl reprocess) is not limited.
 func (s *Server) EnableReprocess(st *store.Store) {
 	if st == nil {
 		panic("ingest.EnableReprocess: nil store")
 	}
 	api := s.echo.Group(s.cfg.BasePath)
-	api.POST("/documents/:log_id/reprocess", s.handleReprocess(st), s.authenticate())
+	api.POST("/documents/:log_id/reprocess", s.handleReprocess(st), s.authenticate(), s.rateLimit())
 }
 
 func (s *Server) handleReprocess(st *store.Store) echo.HandlerFunc {

@@ -43,8 +43,9 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 		observability.Check{Name: "nats", Func: system.NATSPing(d.NATS)},
 	)
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
-		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
+		SubjectPrefix: qcfg.SubjectPrefix, TemplateLimits: cfg.TemplateLimits}, d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
+	srv.EnableTemplateChangeRateLimit(cfg.TemplateLimits.ChangeRateLimit, cfg.TemplateLimits.ChangeRateWindow, d.Store, d.Registry)
 	groups := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "docintake_ingest_insert_group_uploads",
 		Help:    "Uploads written by one INSERT of the store's group commit (concurrent uploads share one statement and commit).",

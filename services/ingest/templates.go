@@ -5,15 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/template"
@@ -49,6 +47,10 @@ type TemplateStore interface {
 type templatesAPI struct {
 	st   TemplateStore
 	text catalogue.TextFunc
+	lim  config.TemplateLimits
+	// uploads is the client's upload limit that sample runs take from
+	// (nil: unlimited), read per request.
+	uploads func() *clientLimit
 }
 
 // EnableTemplates adds the client template API (GET /templates,
@@ -58,12 +60,14 @@ func (s *Server) EnableTemplates(st TemplateStore, text catalogue.TextFunc) {
 	if st == nil || text == nil {
 		panic("ingest.EnableTemplates: nil dependency")
 	}
-	a := &templatesAPI{st: st, text: text}
+	a := &templatesAPI{st: st, text: text, lim: s.cfg.TemplateLimits, uploads: func() *clientLimit { return s.uploadLimit }}
 	api := s.echo.Group(s.cfg.BasePath)
 	api.GET("/templates", a.handleList, s.authenticate())
 	api.GET("/templates/:name", a.handleGet, s.authenticate())
-	api.PUT("/templates/:name", a.handlePut, s.authenticate(), s.bodyLimit())
-	api.DELETE("/templates/:name", a.handleDelete, s.authenticate())
+	// PUT's body is capped by the template limits (readTemplateBody), not
+	// by INTAKE_MAX_UPLOAD_BYTES.
+	api.PUT("/templates/:name", a.handlePut, s.authenticate(), s.templateChangeRate())
+	api.DELETE("/templates/:name", a.handleDelete, s.authenticate(), s.templateChangeRate())
 }
 
 // templateSummary is one entry of GET /templates.
@@ -176,6 +180,10 @@ func ifVersion(r *http.Request) (*int, error) {
 	return &n, nil
 }
 
+// handlePut stores a new version. Checks go from cheap to dear: the change
+// rate and the body's size (before it is read), the client's template
+// count, the template (parsed once, its regexes bounded), If-Match, and
+// only then the samples, each taking one of the client's uploads.
 func (a *templatesAPI) handlePut(c echo.Context) error {
 	ctx := c.Request().Context()
 	cl := clientFrom(c)
@@ -187,25 +195,16 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	filename, content, smp, err := readTemplateBody(c, name)
+	filename, content, smp, err := readTemplateBody(c, name, a.lim)
 	if err != nil {
 		return err
 	}
-	p, err := catalogue.NewTemplatePush(filename, content, smp)
-	if errors.Is(err, catalogue.ErrInvalidName) {
-		return nameInvalid(catalogue.ErrInvalidName, "docintake.name")
+	if err := checkCount(ctx, a.st, cl.ID, name, a.lim.MaxCount); err != nil {
+		return err
 	}
-	if errors.Is(err, catalogue.ErrReservedName) {
-		return &document.Error{Kind: document.EINVALID, Code: codeTemplateNameReserved, Message: err.Error(),
-			Details: map[string]string{"path": "docintake.name"}}
-	}
+	p, err := a.parsePush(name, filename, content, smp)
 	if err != nil {
-		return templateInvalid(err)
-	}
-	if p.Name != name {
-		return &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid,
-			Message: fmt.Sprintf("the template names itself %q, not %q", p.Name, name),
-			Details: map[string]string{"path": "docintake.name", "error": "must equal the name in the URL"}}
+		return err
 	}
 	// A stale If-Match is refused before the samples run: they read PDFs and
 	// can take seconds, and their outcome would be thrown away.
@@ -214,24 +213,11 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 			return err
 		}
 	}
-	results, err := catalogue.RunSamples(ctx, p, a.text)
+	forced, err := a.runSamples(c, p)
 	if err != nil {
 		return err
 	}
-	force := c.QueryParam("force") == "true"
-	if n := catalogue.FailedSamples(results); n > 0 && !force {
-		details := map[string]string{}
-		for _, r := range results {
-			if !r.Pass {
-				details[r.Name] = strings.Join(r.Problems, "; ")
-			}
-		}
-		return &document.Error{Kind: document.EINVALID, Code: codeSamplesFailed,
-			Message: fmt.Sprintf("%d of %d samples failed; nothing stored (force=true stores anyway)", n, len(results)),
-			Details: details}
-	}
-	p.ClientID, p.Comment, p.PushedBy, p.IfVersion = cl.ID, c.QueryParam("comment"), "client:"+cl.ID, ifv
-	p.Forced = catalogue.FailedSamples(results) > 0
+	p.ClientID, p.Comment, p.PushedBy, p.IfVersion, p.Forced = cl.ID, c.QueryParam("comment"), "client:"+cl.ID, ifv, forced
 	res, err := a.st.PushTemplate(ctx, p)
 	if err != nil {
 		return err
@@ -247,6 +233,57 @@ func (a *templatesAPI) handlePut(c echo.Context) error {
 		status = http.StatusCreated
 	}
 	return c.JSON(status, d)
+}
+
+// parsePush validates the template strictly, as `templates push` does, and
+// within the client limits on its regexes.
+func (a *templatesAPI) parsePush(name, filename string, content []byte, smp []store.TemplateSample) (store.TemplatePush, error) {
+	p, tpl, err := catalogue.ParsePush(filename, content, smp)
+	if errors.Is(err, catalogue.ErrInvalidName) {
+		return p, nameInvalid(catalogue.ErrInvalidName, "docintake.name")
+	}
+	if errors.Is(err, catalogue.ErrReservedName) {
+		return p, &document.Error{Kind: document.EINVALID, Code: codeTemplateNameReserved, Message: err.Error(),
+			Details: map[string]string{"path": "docintake.name"}}
+	}
+	if err != nil {
+		return p, templateInvalid(err)
+	}
+	if p.Name != name {
+		return p, &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid,
+			Message: fmt.Sprintf("the template names itself %q, not %q", p.Name, name),
+			Details: map[string]string{"path": "docintake.name", "error": "must equal the name in the URL"}}
+	}
+	return p, checkPatterns(tpl, a.lim)
+}
+
+// runSamples runs p's samples, each sample document taking one of the
+// client's uploads first; failures refuse the change unless ?force=true,
+// and forced says whether any failed.
+func (a *templatesAPI) runSamples(c echo.Context, p store.TemplatePush) (forced bool, err error) {
+	ctx := c.Request().Context()
+	for range sampleRuns(p.Samples) {
+		if err := a.uploads().take(ctx, clientFrom(c).ID); err != nil {
+			return false, err
+		}
+	}
+	results, err := catalogue.RunSamples(ctx, p, a.text)
+	if err != nil {
+		return false, err
+	}
+	n := catalogue.FailedSamples(results)
+	if n > 0 && c.QueryParam("force") != "true" {
+		details := map[string]string{}
+		for _, r := range results {
+			if !r.Pass {
+				details[r.Name] = strings.Join(r.Problems, "; ")
+			}
+		}
+		return false, &document.Error{Kind: document.EINVALID, Code: codeSamplesFailed,
+			Message: fmt.Sprintf("%d of %d samples failed; nothing stored (force=true stores anyway)", n, len(results)),
+			Details: details}
+	}
+	return n > 0, nil
 }
 
 // nameInvalid is 422 template_name_invalid; where says which name (the
@@ -273,76 +310,4 @@ func templateInvalid(err error) error {
 		}
 	}
 	return &document.Error{Kind: document.EINVALID, Code: codeTemplateInvalid, Message: err.Error(), Details: details}
-}
-
-// readTemplateBody reads PUT's body: the template as YAML or JSON, or
-// multipart/form-data with a part "template" (the file) and parts "samples"
-// (X.pdf, X.txt, X.json files, by file name).
-func readTemplateBody(c echo.Context, name string) (filename string, content []byte, smp []store.TemplateSample, err error) {
-	r := c.Request()
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch ct {
-	case "application/json":
-		filename = name + ".json"
-	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "text/plain":
-		filename = name + ".yml"
-	case "multipart/form-data":
-		return readTemplateForm(c, name)
-	default:
-		return "", nil, nil, document.CodedErrorf(document.EUNSUPPORTED, codeUnsupportedContent,
-			"send the template as application/yaml, application/json or multipart/form-data")
-	}
-	content, err = io.ReadAll(r.Body)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("read template: %w", err)
-	}
-	return filename, content, nil, nil
-}
-
-func readTemplateForm(c echo.Context, name string) (string, []byte, []store.TemplateSample, error) {
-	form, err := c.MultipartForm()
-	if err != nil {
-		return "", nil, nil, validationError(map[string]string{"body": "unreadable multipart form: " + err.Error()})
-	}
-	defer func() { _ = form.RemoveAll() }()
-	files := form.File["template"]
-	if len(files) != 1 {
-		return "", nil, nil, validationError(map[string]string{"template": "exactly one template file is required"})
-	}
-	filename := name + ".yml"
-	if strings.EqualFold(path.Ext(files[0].Filename), ".json") {
-		filename = name + ".json"
-	}
-	content, err := readPart(files[0].Open)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	var smp []store.TemplateSample
-	for _, fh := range form.File["samples"] {
-		base := path.Base(strings.ReplaceAll(fh.Filename, `\`, "/"))
-		switch strings.ToLower(path.Ext(base)) {
-		case ".pdf", ".txt", ".json":
-		default:
-			return "", nil, nil, validationError(map[string]string{"samples": fmt.Sprintf("%q: samples are X.pdf, X.txt and X.json files", base)})
-		}
-		b, err := readPart(fh.Open)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		smp = append(smp, store.TemplateSample{Name: base, Content: b})
-	}
-	return filename, content, smp, nil
-}
-
-func readPart[F io.ReadCloser](open func() (F, error)) ([]byte, error) {
-	f, err := open()
-	if err != nil {
-		return nil, fmt.Errorf("read form part: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("read form part: %w", err)
-	}
-	return b, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,16 +37,33 @@ func txtOnly(_ context.Context, _ string, b []byte) (string, error) { return str
 
 func setupTemplatesAPI(t *testing.T) *bundle {
 	t.Helper()
+	return templatesAPIServer(t, ingest.Config{MaxUploadBytes: 1 << 20}, nil, nil)
+}
+
+// templatesAPIServer serves the template and reprocess API for clients acme
+// and globex with cfg; extra, when set, is called before it serves (rate
+// limits), listen, when set, wraps its listener.
+func templatesAPIServer(t *testing.T, cfg ingest.Config, extra func(*ingest.Server, *store.Store, prometheus.Registerer),
+	listen func(net.Listener) net.Listener) *bundle {
+	t.Helper()
 	st := storetest.Store(t)
 	obj := objectstoretest.S3(t)
 	for _, c := range []string{"acme", "globex"} {
 		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: c}, store.TokenHash("tok-"+c)))
 	}
 	health := observability.NewHealth(observability.Check{Name: "postgres", Func: st.Ping})
-	srv := ingest.New(ingest.Config{MaxUploadBytes: 1 << 20}, st, obj, templates{}, zaptest.NewLogger(t), prometheus.NewRegistry(), health)
+	reg := prometheus.NewRegistry()
+	srv := ingest.New(cfg, st, obj, templates{}, zaptest.NewLogger(t), reg, health)
 	srv.EnableTemplates(st, txtOnly)
 	srv.EnableReprocess(st)
-	hs := httptest.NewServer(srv.Handler())
+	if extra != nil {
+		extra(srv, st, reg)
+	}
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	if listen != nil {
+		hs.Listener = listen(hs.Listener)
+	}
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return &bundle{url: hs.URL, st: st, obj: obj, router: openAPIRouter(t)}
 }
