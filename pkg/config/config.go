@@ -33,6 +33,10 @@ type Config struct {
 	S3             S3
 	ClientsFile    string
 	TemplatesDir   string
+	// TemplateBudget bounds one template run (one document, one sample):
+	// template.RunOptions.Budget, set on the services' contexts with
+	// template.WithBudget.
+	TemplateBudget time.Duration
 	MaxUploadBytes int64
 	// UploadRateLimit is uploads per client per UploadRateWindow; 0: unlimited.
 	UploadRateLimit  int
@@ -68,16 +72,16 @@ type Config struct {
 	// ClientShare (percent), ClientBurst (percent) and ClientCostHalfLife
 	// share a processor's workers and PDF helpers between clients
 	// (fairshare.Policy, built by system.FairPolicy).
-	ClientShare        int
-	ClientBurst        int
-	ClientCostHalfLife time.Duration
-	ProcessorRetry             []time.Duration
-	ProcessorMaxFailures       int
-	ProcessorFailureDelay      time.Duration
-	ProcessorAckWait           time.Duration
-	ProcessorMaxAckPending     int
-	SweepInterval              time.Duration
-	StuckAfter                 time.Duration
+	ClientShare            int
+	ClientBurst            int
+	ClientCostHalfLife     time.Duration
+	ProcessorRetry         []time.Duration
+	ProcessorMaxFailures   int
+	ProcessorFailureDelay  time.Duration
+	ProcessorAckWait       time.Duration
+	ProcessorMaxAckPending int
+	SweepInterval          time.Duration
+	StuckAfter             time.Duration
 	// OrphanGrace and OrphanInterval drive the processor's collection of
 	// source objects no document refers to.
 	OrphanGrace           time.Duration
@@ -308,6 +312,7 @@ var Vars = []Var{
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
 	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; a client's reprocess request and each PDF sample of its PUT /templates count as one upload. More get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},
 	{"INTAKE_UPLOAD_RATE_WINDOW", "1m", "The fixed window of INTAKE_UPLOAD_RATE_LIMIT (a client may send up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.UploadRateWindow })},
+	{"INTAKE_TEMPLATE_BUDGET", "5s", "Time one template run may take on one document or sample (template choice, options, fields, lines, tables, rules; every regex search asks it first, a backtracking match never runs past it): the processor, PUT /templates sample checks, intakectl extract and templates test. A run over it stops: the document fails (after INTAKE_PROCESSOR_MAX_FAILURES attempts dlq) or the sample fails, with a reason naming the template and the time limit.", duration(func(c *Config) *time.Duration { return &c.TemplateBudget })},
 	{"INTAKE_TEMPLATE_MAX_BYTES", "262144", "Largest template file a client may store with PUT /templates (256 KiB; the largest shipped template is 6 KB); larger get 413 template_too_large before the rest is read. Operators' templates (INTAKE_TEMPLATES_DIR, intakectl) are not limited.", byteSize(func(c *Config) *int64 { return &c.TemplateLimits.MaxBytes })},
 	{"INTAKE_TEMPLATE_SAMPLES_MAX_BYTES", "10485760", "Largest sum of the sample files of one PUT /templates (10 MiB); more get 413 samples_too_large.", byteSize(func(c *Config) *int64 { return &c.TemplateLimits.SamplesMaxBytes })},
 	{"INTAKE_TEMPLATE_MAX_COUNT", "50", "Templates one client may have (deleted ones do not count); a new one beyond it gets 422 template_limit_reached.", integer(func(c *Config) *int { return &c.TemplateLimits.MaxCount })},
@@ -415,6 +420,9 @@ func (c Config) validate() error {
 	}
 	if c.StreamReplicas < 1 || c.StreamReplicas > 5 {
 		return fmt.Errorf("INTAKE_STREAM_REPLICAS must be between 1 and 5 (JetStream's limit)")
+	}
+	if c.TemplateBudget < 10*time.Millisecond {
+		return fmt.Errorf("INTAKE_TEMPLATE_BUDGET must be at least 10ms")
 	}
 	if c.UploadRateLimit < 0 || c.UploadRateWindow < time.Second {
 		return fmt.Errorf("INTAKE_UPLOAD_RATE_LIMIT must be at least 0 and INTAKE_UPLOAD_RATE_WINDOW at least 1s")
