@@ -45,8 +45,9 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runExtract(ctx context.Context, args []string, env Env) int {
-	// INTAKE_PDF_TIMEOUT and INTAKE_OCR_PAGE_TIMEOUT apply as in the
-	// processor, so a document is tried under the deadlines it will meet.
+	// INTAKE_PDF_TIMEOUT, INTAKE_OCR_PAGE_TIMEOUT and INTAKE_TEMPLATE_BUDGET
+	// apply as in the processor, so a document is tried under the
+	// deadlines it will meet.
 	cfg, err := config.FromEnv(env.Getenv)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
@@ -129,7 +130,8 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	var results []json.RawMessage
 	code := 0
 	for _, f := range files {
-		ropts := template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug"}
+		ropts := template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug",
+			Budget: cfg.TemplateBudget}
 		// A business document attached to the PDF wins over its text.
 		run, engines, err := structuredRun(ctx, env, f, set, ropts, *output)
 		var warnings []string

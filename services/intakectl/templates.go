@@ -109,7 +109,9 @@ func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error)
 	if err != nil {
 		return nil, err
 	}
-	// Samples are read as the processor reads documents (INTAKE_PDF_*).
+	// Samples are read and run as the processor reads and runs documents
+	// (INTAKE_PDF_*, INTAKE_TEMPLATE_BUDGET).
+	ctx = template.WithBudget(ctx, cfg.TemplateBudget)
 	pdfOpts := system.PDFOptions(cfg)
 	st := &catalogue.SampleText{Options: &pdfOpts}
 	defer func() { _ = st.Close() }()
