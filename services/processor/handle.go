@@ -40,6 +40,7 @@ type worker struct {
 	retry       []time.Duration
 	maxFailures int
 	maxPDF      int64
+	budget      time.Duration // a document's template run (INTAKE_TEMPLATE_BUDGET; 0: the default)
 	metrics     *metrics
 	embedded    embedded.Limits // attachments read for structured documents
 	putters     *queue.Workers  // second result puts
@@ -185,7 +186,7 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 		return nil, err
 	}
 	m := mapper{st: w.st, clientID: doc.ClientID}
-	opts := template.RunOptions{Template: v.Name, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt,
+	opts := template.RunOptions{Template: v.Name, Mapper: m, Mode: doc.ResultMode, ReceivedAt: doc.CreatedAt, Budget: w.budget,
 		Area: catalogue.AreaFunc(w.engine, pdf)}
 	if v.Builtin() {
 		// The built-in reader's Set is empty: an attachment is read by the
