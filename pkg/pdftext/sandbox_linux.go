@@ -9,15 +9,18 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/docintake/docintake/pkg/pdftext/trampoline"
 )
 
 // The helper programs (pdftext-resident, pdftotext, pdftoppm, pdfimages,
 // pdfdetach, tesseract) read documents that tenants chose, so each one is
 // treated as if a document had already taken it over. It starts through a
-// trampoline, this binary re-executed as sandboxArg0 (see sandbox_child_linux.go),
-// because Go's SysProcAttr can neither install a seccomp filter nor mount
-// anything; the trampoline confines itself and then execs the program in
-// place (same pid, so deadlines and the process-group kill still work):
+// trampoline, this binary re-executed as trampoline.Arg0 (see package
+// trampoline), because Go's SysProcAttr can neither install a seccomp
+// filter nor mount anything; the trampoline confines itself and then execs
+// the program in place (same pid, so deadlines and the process-group kill
+// still work):
 //
 //   - its own uid and gid when we are root (helperCred): a number in a range
 //     no host account uses, one per private directory, so a helper shares
@@ -26,7 +29,7 @@ import (
 //   - not dumpable: the program runs from a sealed, execute-only copy, so
 //     the kernel marks it non-dumpable at exec (a process of the same uid
 //     can neither ptrace it nor open its /proc/<pid>/mem or environ);
-//   - no new privileges and a seccomp filter (seccomp_linux.go);
+//   - no new privileges and a seccomp filter (trampoline/seccomp_linux.go);
 //   - private mount, network, pid and IPC namespaces: /tmp, /var/tmp, /run
 //     and /dev/shm are empty tmpfs (the host's unix sockets, such as a local
 //     database's, are not there) but for the helper's own working directory,
@@ -35,7 +38,6 @@ import (
 //
 // Where the kernel or a container refuses namespaces the helper runs in
 // ours, with everything else in place.
-const sandboxArg0 = "docintake-pdftext-sandbox"
 
 // Helpers started by root run as helperUIDBase + a hash of their private
 // directory (mod helperUIDRange); the gid is the same number. The range
@@ -92,7 +94,7 @@ func (j jail) command(ctx context.Context, bin string, args []string) *exec.Cmd 
 	// (an upgrade) or is out of the helper's reach: the trampoline starts
 	// as us and drops privileges itself.
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", targs...)
-	cmd.Args[0] = sandboxArg0
+	cmd.Args[0] = trampoline.Arg0
 	cmd.Dir = j.dir
 	cmd.Env = j.env
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -1,4 +1,4 @@
-package pdftext
+package trampoline
 
 import "golang.org/x/sys/unix"
 

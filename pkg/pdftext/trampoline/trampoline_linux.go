@@ -1,4 +1,15 @@
-package pdftext
+// Package trampoline starts pdftext's helper programs in their sandbox.
+// Go's SysProcAttr can neither install a seccomp filter nor mount
+// anything, so pdftext (sandbox_linux.go) starts the helper as the running
+// binary itself, re-executed with Arg0 as its name and the sandbox in its
+// arguments; this package's init confines that process and execs the
+// helper program in place (same pid), without ever reaching main.
+//
+// The package imports little on purpose: Go initializes packages in
+// import-path order as soon as their imports are, so this init runs before
+// most of the embedding program's packages (metrics, tracing, protobuf
+// registries) and a helper's start costs little more than an exec.
+package trampoline
 
 import (
 	"errors"
@@ -16,21 +27,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The trampoline: any binary that links this package, started as
-// sandboxArg0 (jail.command), confines itself and execs the helper program
-// without ever reaching main. It runs during package initialisation, so
-// nothing of the embedding program (configuration, connections) exists
-// in it yet.
+// Arg0 is the name a trampoline is started with; the arguments that
+// follow are
+//
+//	--dir DIR [--uid N] [--ns] [--rlimit RES:CUR:MAX]... -- PROGRAM ARGS...
+//
+// DIR is the helper's working directory (kept visible in its mount
+// namespace), N the uid and gid to run as (root only), --ns asks for the
+// private mounts (the caller created the namespaces with clone flags), and
+// each --rlimit is set just before the exec.
+const Arg0 = "docintake-pdftext-sandbox"
+
 func init() {
-	if len(os.Args) < 2 || os.Args[0] != sandboxArg0 {
+	if len(os.Args) < 2 || os.Args[0] != Arg0 {
 		return
 	}
 	err := enterSandbox(os.Args[1:])
-	fmt.Fprintf(os.Stderr, "%s: %v\n", sandboxArg0, err)
+	fmt.Fprintf(os.Stderr, "%s: %v\n", Arg0, err)
 	os.Exit(126)
 }
 
-// sandboxSpec is what jail.command passes to the trampoline.
+type rlimit struct {
+	res      int
+	cur, max uint64
+}
+
+// sandboxSpec is what the arguments ask for.
 type sandboxSpec struct {
 	dir        string
 	uid        uint32 // 0: keep ours

@@ -1,6 +1,6 @@
 //go:build linux && !amd64 && !arm64
 
-package pdftext
+package trampoline
 
 // No filter table for this architecture: the trampoline refuses to start
 // helpers (installSeccomp returns errNoSeccompArch).
