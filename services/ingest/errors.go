@@ -13,12 +13,11 @@ import (
 )
 
 // Stable error codes of the API besides those the store defines
-// (document_not_found, duplicate_message_id).
+// (document_not_found) and the intake use case answers (not_a_pdf,
+// template_not_found, duplicate_message_id: intake.Code*).
 const (
 	codeUnauthorized       = "unauthorized"
 	codeValidation         = "validation_failed"
-	codeNotPDF             = "not_a_pdf"
-	codeTemplateNotFound   = "template_not_found"
 	codeTooLarge           = "payload_too_large"
 	codeUnsupportedContent = "unsupported_content_type"
 	codeNotFound           = "not_found"

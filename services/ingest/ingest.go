@@ -37,6 +37,9 @@ type Config struct {
 	// field means its default. The change rate is
 	// EnableTemplateChangeRateLimit's.
 	TemplateLimits config.TemplateLimits
+	// TemplateBudget bounds each sample's template run of PUT /templates
+	// (INTAKE_TEMPLATE_BUDGET); 0 means template.DefaultBudget.
+	TemplateBudget time.Duration
 }
 
 // Store is what the API needs of PostgreSQL (implemented by *store.Store).
@@ -52,12 +55,6 @@ type Objects interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	Delete(ctx context.Context, key string) error
 	URI(key string) string
-}
-
-// hashedObjects is an Objects that can store a body under the SHA-256 the
-// caller computed (objectstore.S3), sparing it a second pass over the bytes.
-type hashedObjects interface {
-	PutSHA256(ctx context.Context, key string, r io.ReadSeeker, size int64, contentType string, sum []byte) error
 }
 
 // Templates resolves the upload's template or party_id to a template name.

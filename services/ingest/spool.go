@@ -124,12 +124,6 @@ func (s *spool) Close() error {
 	return nil
 }
 
-// isPDF sniffs the content, as the contract says: the bytes must start with
-// "%PDF-". File names and content types are not trusted.
-func isPDF(head []byte) bool {
-	return bytes.HasPrefix(head, []byte("%PDF-"))
-}
-
 // isTooLarge reports whether err comes from http.MaxBytesReader.
 func isTooLarge(err error) bool {
 	var mbe *http.MaxBytesError

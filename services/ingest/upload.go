@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,11 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/generic"
-	"github.com/docintake/docintake/pkg/objectstore"
-	"github.com/google/uuid"
+	"github.com/docintake/docintake/pkg/intake"
 	"github.com/labstack/echo/v4"
-	"go.uber.org/zap"
 )
 
 const (
@@ -417,9 +413,10 @@ func decodeBase64(dst io.Writer, s string) error {
 	return err
 }
 
-// accept validates the bound request, stores the PDF and records the
-// document with its job. It answers 202 only after the object is stored and
-// the row and outbox row are committed.
+// accept validates the bound request and hands it to the intake use case,
+// which stores the PDF and records the document with its job. It answers
+// 202 only after the object is stored and the row and outbox row are
+// committed.
 func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 	if req.FileGiven && sp.size == 0 {
 		field := "file"
@@ -432,132 +429,43 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		return validationError(errs)
 	}
 	c.Set("message_id", *req.MessageID)
-	if !isPDF(sp.head) {
-		return document.CodedErrorf(document.EUNSUPPORTED, codeNotPDF, "the file is not a PDF (it does not start with %%PDF-)")
-	}
-	ctx := c.Request().Context()
-	cl := clientFrom(c)
-	sum := sp.SHA256()
-
-	// A retry of a large upload (spilled to disk) is answered from the
-	// existing row before anything is stored: the query is cheap next to
-	// writing and deleting megabytes. A small upload skips that query: a new
-	// one (nearly every upload) would pay a PostgreSQL round trip for
-	// nothing, and CreateDocument's unique (client, message_id) gives the
-	// same answers afterwards, a retry then costing one put and one delete
-	// of a small object instead (`make bench`, BENCHMARKS.md).
-	if sp.file != nil {
-		if done, err := s.replayExisting(c, cl.ID, *req.MessageID, sum); done || err != nil {
-			return err
-		}
-	}
-
-	tmplName := ""
-	if req.Template != nil {
-		tmplName = *req.Template
-	}
-	partyID := ""
-	if req.PartyID != nil {
-		partyID = *req.PartyID
-	}
-	resolved, ok := s.templates.Resolve(cl.ID, tmplName, partyID)
-	if !ok && partyID != "" && cl.UnknownParty == document.UnknownPartyGeneric {
-		// The client reads new buyers with the generic reader rather than
-		// refusing them until a template exists (clients.unknown_party).
-		resolved, ok = generic.Name, true
-	}
-	if !ok {
-		// A retry is answered with its document even when the template has
-		// been removed since the first upload.
-		if done, err := s.replayExisting(c, cl.ID, *req.MessageID, sum); done || err != nil {
-			return err
-		}
-		if partyID != "" {
-			return document.CodedErrorf(document.EBADREQUEST, codeTemplateNotFound, "no template is configured for party_id %q", partyID)
-		}
-		return document.CodedErrorf(document.EBADREQUEST, codeTemplateNotFound, "template %q is not configured", tmplName)
-	}
-	mode := ""
-	if req.ResultMode != nil {
-		mode = *req.ResultMode
-	}
-	filename := ""
-	if req.Filename != nil {
-		filename = *req.Filename
-	}
-
-	now := s.now().UTC()
-	logID := uuid.NewString()
-	d := document.Document{
-		ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: cl.ID, MessageID: *req.MessageID,
-		FileSHA256: sum, FileSize: sp.size, Filename: cleanFilename(filename), Subject: *req.Subject,
-		Template: resolved, PartyID: partyID, ResultMode: document.ResultMode(mode),
-	}
-	c.Set("log_id", logID)
-	key := objectstore.SourceKey(logID, now)
-	d.SourceKey, d.SourcePath = key, s.objects.URI(key)
-	r, err := sp.Reader()
+	body, err := sp.Reader()
 	if err != nil {
 		return err
 	}
-	if err := s.putSource(ctx, key, r, sp.size, sum); err != nil {
-		return &document.Error{Kind: document.EUNAVAILABLE, Code: codeUnavailable, Message: "object store unavailable", Err: err}
-	}
-	got, created, err := s.store.CreateDocument(ctx, d, processJob(ctx, s.cfg.SubjectPrefix, d, now))
+	rec, err := s.intake().Submit(c.Request().Context(), intake.Submission{
+		Client: clientFrom(c), MessageID: *req.MessageID, Subject: *req.Subject,
+		Template: deref(req.Template), PartyID: deref(req.PartyID), ResultMode: document.ResultMode(deref(req.ResultMode)),
+		Filename: cleanFilename(deref(req.Filename)),
+		// A retry of a large upload (spilled to disk) is answered from the
+		// existing row before anything is stored; a small one lets
+		// CreateDocument's unique (client, message_id) answer it, saving
+		// every new upload a round trip (`make bench`, BENCHMARKS.md).
+		PDF: intake.PDF{Body: body, Size: sp.size, SHA256: sp.SHA256(), Head: sp.head, Large: sp.file != nil},
+	})
 	if err != nil {
-		// A refusal (the message_id names another file) wrote nothing, so
-		// the object goes. Any other error keeps it: it does not say the
-		// row was not written (PostgreSQL can commit and then lose the
-		// connection before it answers), and the client's retry is then
-		// answered with this very row. Deleting it lost such a document's
-		// PDF in a chaos run; an object that really belongs to no row is
-		// the orphan collector's, after INTAKE_ORPHAN_GRACE.
-		if document.ErrorKind(err) == document.EINVALID {
-			s.deleteOrphan(ctx, key)
-		}
 		return err
 	}
-	if !created {
-		// Lost a race with a concurrent identical upload: the other
-		// request's row names its own object, and this one belongs to no
-		// row for certain.
-		s.deleteOrphan(ctx, key)
-		return s.replay(c, got, sum)
+	c.Set("log_id", rec.Document.LogID)
+	if !rec.Created {
+		return c.JSON(http.StatusAccepted, ack{LogID: rec.Document.LogID, Status: "already received; state " + string(rec.Document.State)})
 	}
 	s.metrics.uploadBytes.Observe(float64(sp.size))
-	return c.JSON(http.StatusAccepted, ack{LogID: got.LogID, Status: "received"})
+	return c.JSON(http.StatusAccepted, ack{LogID: rec.Document.LogID, Status: "received"})
 }
 
-// replayExisting answers the request with replay when the client already
-// has a document with messageID; done is false when it has none.
-func (s *Server) replayExisting(c echo.Context, clientID, messageID string, sum []byte) (done bool, err error) {
-	existing, err := s.store.DocumentByMessageID(c.Request().Context(), clientID, messageID)
-	if err != nil {
-		if document.ErrorKind(err) == document.ENOTFOUND {
-			return false, nil
-		}
-		return true, err
-	}
-	return true, s.replay(c, existing, sum)
+// intake is the upload use case over the server's adapters; built per
+// request because it is a handful of fields and s.now may be replaced.
+func (s *Server) intake() *intake.Service {
+	return &intake.Service{Store: s.store, Objects: s.objects, Templates: s.templates,
+		SubjectPrefix: s.cfg.SubjectPrefix, Now: s.now, Logger: s.logger}
 }
 
-// replay answers a repeated message_id: the original log_id for the same
-// file, duplicate_message_id for another one.
-func (s *Server) replay(c echo.Context, existing document.Document, sum []byte) error {
-	if string(existing.FileSHA256) != string(sum) {
-		return document.CodedErrorf(document.EINVALID, "duplicate_message_id",
-			"message_id %q was already used for a different file", existing.MessageID)
+func deref(p *string) string {
+	if p == nil {
+		return ""
 	}
-	c.Set("log_id", existing.LogID)
-	return c.JSON(http.StatusAccepted, ack{LogID: existing.LogID, Status: "already received; state " + string(existing.State)})
-}
-
-func (s *Server) deleteOrphan(ctx context.Context, key string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := s.objects.Delete(ctx, key); err != nil {
-		s.logger.Warn("delete orphaned upload", zap.String("key", key), zap.Error(err))
-	}
+	return *p
 }
 
 // documentDetails is the contract's document details resource.
@@ -599,16 +507,4 @@ func (s *Server) handleDocument() echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, out)
 	}
-}
-
-// putSource stores the upload, signed with the SHA-256 the spool computed
-// when the store can use it (the S3 SDK would otherwise hash the body again:
-// 6 % of ingest's CPU under load, `make bench -profile`).
-func (s *Server) putSource(ctx context.Context, key string, r io.Reader, size int64, sum []byte) error {
-	if ho, ok := s.objects.(hashedObjects); ok {
-		if rs, ok := r.(io.ReadSeeker); ok {
-			return ho.PutSHA256(ctx, key, rs, size, "application/pdf", sum)
-		}
-	}
-	return s.objects.Put(ctx, key, r, size, "application/pdf")
 }
