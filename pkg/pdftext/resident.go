@@ -161,6 +161,8 @@ type helperPool struct {
 	// -1 the kernel or container refused it (then helpers share ours).
 	netns   int
 	spawned int // helpers started (tests)
+	// starting is set while a spare helper is being started (keepSpare).
+	starting bool
 
 	// afterWrite, when set (tests only), runs after a request is written,
 	// while the helper works on it.
@@ -260,6 +262,7 @@ func (p *helperPool) extract(ctx context.Context, pdf []byte, header string, che
 	if err != nil {
 		return nil, err
 	}
+	p.keepSpare()
 	t, reusable, err := h.request(ctx, header, pdf, p.opts.MaxOutputBytes, p.afterWrite)
 	p.release(h, reusable)
 	return t, err
