@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/docintake/docintake/pkg/config"
 )
 
 // Attachment is one file embedded in a PDF (the EmbeddedFiles name tree and
@@ -40,12 +38,13 @@ type AttachmentLimits struct {
 	MemoryLimitBytes int64
 }
 
-// Attachment defaults: INTAKE_EMBEDDED_MAX_COUNT, INTAKE_EMBEDDED_MAX_BYTES
-// and INTAKE_EMBEDDED_TIMEOUT as documented in pkg/config.
-var (
-	DefaultAttachmentCount   = config.Defaults().EmbeddedMaxCount
-	DefaultAttachmentBytes   = config.Defaults().EmbeddedMaxBytes
-	DefaultAttachmentTimeout = config.Defaults().EmbeddedTimeout
+// Attachment defaults, for zero AttachmentLimits fields (and the defaults of
+// INTAKE_EMBEDDED_MAX_COUNT, INTAKE_EMBEDDED_MAX_BYTES and
+// INTAKE_EMBEDDED_TIMEOUT).
+const (
+	DefaultAttachmentCount         = 16
+	DefaultAttachmentBytes   int64 = 10 << 20
+	DefaultAttachmentTimeout       = 10 * time.Second
 )
 
 // maxAttachmentList bounds pdfdetach -list's output.

@@ -18,8 +18,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/docintake/docintake/pkg/config"
 )
 
 // ocrDPI is the resolution pages are rendered at for tesseract; 300 dpi is
@@ -27,11 +25,11 @@ import (
 const ocrDPI = 300
 
 // DefaultOCRPageTimeout is the budget for rendering and recognising one page
-// when Options.OCRPageTimeout is zero (INTAKE_OCR_PAGE_TIMEOUT's default in
-// pkg/config). tesseract needs 1–3 s of one core for a dense A4 page at 300
+// when Options.OCRPageTimeout is zero (and INTAKE_OCR_PAGE_TIMEOUT's
+// default). tesseract needs 1–3 s of one core for a dense A4 page at 300
 // dpi; 10 s leaves room for a busy host and still lets a 20 s document
 // deadline read the other pages of a document with one pathological page.
-var DefaultOCRPageTimeout = config.Defaults().OCRPageTimeout
+const DefaultOCRPageTimeout = 10 * time.Second
 
 // errPageBudget is the cause of a page context that ran out of its OCR
 // budget, which tells it apart from the document's deadline.

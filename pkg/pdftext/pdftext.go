@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/fairshare"
 )
 
@@ -24,9 +23,8 @@ const (
 )
 
 // DefaultTimeout is the document deadline New applies when Options.Timeout
-// is zero: INTAKE_PDF_TIMEOUT's documented default, read from pkg/config so
-// a library caller and a service agree.
-var DefaultTimeout = config.Defaults().PDFTimeout
+// is zero, and INTAKE_PDF_TIMEOUT's default.
+const DefaultTimeout = 20 * time.Second
 
 // Defaults applied by New to zero Options fields.
 const (
