@@ -70,7 +70,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if len(cfg.ProcessorRetry) == 0 {
 		return errors.New("processor: INTAKE_PROCESSOR_RETRY_SCHEDULE is empty")
 	}
-	qcfg := system.QueueConfig(cfg)
+	qcfg := cfg.Queue()
 	engine := d.Engine
 	if engine == nil {
 		e, err := pdftext.New(system.PDFOptions(cfg))
@@ -122,10 +122,12 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			// Failed attempts and infrastructure errors wait this long;
 			// deferrals name their own delay (RetryAfter).
 			Backoff: func(uint64) time.Duration { return cfg.ProcessorFailureDelay },
-			// Clients (the subject's last token) take turns for the workers,
-			// so one client's burst or hanging PDFs do not starve the others.
+			// Clients (the subject's last token) share the workers by the
+			// time their documents took (system.FairPolicy), so one client's
+			// burst or expensive PDFs do not starve the others; the
+			// handler's context names the client for the PDF helpers' share.
 			Fair: &queue.Fair{Window: cfg.ProcessorFairWindow, PerTenant: cfg.ProcessorClientConcurrency,
-				Held: func(n int) { w.metrics.held.Set(float64(n)) }},
+				Policy: system.FairPolicy(cfg), Held: func(n int) { w.metrics.held.Set(float64(n)) }},
 		})
 		if err != nil && gctx.Err() == nil {
 			return fmt.Errorf("processor: %w", err)
