@@ -70,7 +70,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if len(cfg.ProcessorRetry) == 0 {
 		return errors.New("processor: INTAKE_PROCESSOR_RETRY_SCHEDULE is empty")
 	}
-	qcfg := cfg.Queue()
+	qcfg := system.QueueConfig(cfg)
 	engine := d.Engine
 	if engine == nil {
 		e, err := pdftext.New(system.PDFOptions(cfg))
