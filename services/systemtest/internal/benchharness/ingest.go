@@ -9,7 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/queue"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -140,11 +142,11 @@ func (h *harness) purgeIngestJobs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := js.Stream(ctx, "INTAKE")
+	st, err := js.Stream(ctx, queue.DefaultStream)
 	if err != nil {
 		return err
 	}
-	return st.Purge(ctx, jetstream.WithPurgeSubject("intake.process."+ingestTenant))
+	return st.Purge(ctx, jetstream.WithPurgeSubject(jobs.ProcessSubject(jobs.DefaultSubjectPrefix, ingestTenant)))
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
