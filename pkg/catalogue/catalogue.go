@@ -426,7 +426,8 @@ func (t *Catalogue) PinAttempt(ctx context.Context, doc document.Document, n int
 		// reader took it over: that attempt keeps its version.
 	} else if ok {
 		pin, _, err = t.st.PinAttempt(ctx, doc.ID, store.AttemptTemplate{Attempt: n, TemplateID: cur.TemplateID,
-			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256}, doc.State, actor)
+			Name: cur.Name, ClientID: cur.ClientID, Version: cur.Number, SHA256: cur.SHA256,
+			IgnoredFeedback: cur.Template.DocIntake.IgnoredFeedback}, doc.State, actor)
 		if err == nil && pin.TemplateID == cur.TemplateID && pin.Version == cur.Number {
 			// The usual case: the pin is the served version, already
 			// compiled; no lock, so a reload's queries never hold up a

@@ -479,6 +479,9 @@ type AttemptTemplate struct {
 	Version    int
 	SHA256     []byte
 	StartedAt  time.Time
+	// IgnoredFeedback is the pinned version's docintake.ignored_feedback:
+	// the client wants a webhook for an ignored document.
+	IgnoredFeedback bool
 }
 
 // CurrentAttempt returns the number of the document's current processing
@@ -511,8 +514,8 @@ func (s *Store) PinAttempt(ctx context.Context, documentID string, want AttemptT
 		sum = []byte{} // the column is NOT NULL; a built-in template has no content to hash
 	}
 	err := s.db.QueryRow(ctx, pinAttemptSQL, documentID, want.Attempt, templateID, want.Name, nullable(want.ClientID),
-		want.Version, sum, state, actor, want.String()).Scan(&got.Attempt, &got.TemplateID, &got.Name, &got.ClientID,
-		&got.Version, &got.SHA256, &got.StartedAt, &pinned)
+		want.Version, sum, state, actor, want.String(), want.IgnoredFeedback).Scan(&got.Attempt, &got.TemplateID, &got.Name,
+		&got.ClientID, &got.Version, &got.SHA256, &got.StartedAt, &got.IgnoredFeedback, &pinned)
 	if err != nil {
 		return AttemptTemplate{}, false, translate(err, "pin attempt")
 	}
@@ -524,7 +527,7 @@ func (s *Store) PinAttempt(ctx context.Context, documentID string, want AttemptT
 // statement inserted from the one it updated.
 const pinAttemptSQL = `WITH pin AS (
 		INSERT INTO document_attempts AS a (document_id, attempt, template_id, template, template_client,
-			template_version, template_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			template_version, template_sha256, ignored_feedback) VALUES ($1, $2, $3, $4, $5, $6, $7, $11)
 		ON CONFLICT (document_id, attempt) DO UPDATE SET starts = a.starts + 1
 		RETURNING *, (xmax = 0) AS inserted),
 	used AS (UPDATE templates SET last_used_at = now() WHERE id = $3 AND EXISTS (SELECT 1 FROM pin WHERE inserted)),
@@ -561,11 +564,11 @@ func (a AttemptTemplate) String() string {
 }
 
 const attemptColumns = `attempt, coalesce(template_id, 0), template, coalesce(template_client, ''), template_version,
-	template_sha256, started_at`
+	template_sha256, started_at, ignored_feedback`
 
 func scanAttempt(row pgx.Row) (AttemptTemplate, error) {
 	var a AttemptTemplate
-	err := row.Scan(&a.Attempt, &a.TemplateID, &a.Name, &a.ClientID, &a.Version, &a.SHA256, &a.StartedAt)
+	err := row.Scan(&a.Attempt, &a.TemplateID, &a.Name, &a.ClientID, &a.Version, &a.SHA256, &a.StartedAt, &a.IgnoredFeedback)
 	return a, err
 }
 
@@ -583,6 +586,18 @@ func (s *Store) CurrentPin(ctx context.Context, documentID string) (AttemptTempl
 	a, err := scanAttempt(s.db.QueryRow(ctx, `SELECT `+attemptColumns+` FROM document_attempts
 		WHERE document_id = $1 AND attempt = (SELECT attempt FROM documents WHERE id = $1)`, documentID))
 	return a, translate(err, "get current pin")
+}
+
+// IgnoredFeedback reports whether the template version the document's
+// current attempt is pinned to asks for a webhook on ignored documents
+// (false when the attempt was never started: no template ran, so nothing
+// was ignored by one). A push after processing does not change the answer.
+func (s *Store) IgnoredFeedback(ctx context.Context, documentID string) (bool, error) {
+	pin, err := s.CurrentPin(ctx, documentID)
+	if document.ErrorKind(err) == document.ENOTFOUND {
+		return false, nil
+	}
+	return pin.IgnoredFeedback, err
 }
 
 // Attempts returns the document's processing attempts with their template

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -240,4 +241,35 @@ func TestPinAttempt(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, pinEvents)
+}
+
+// The pin keeps what the pinned version said about feedback on ignored
+// documents; a document whose attempt never started has no template that
+// could have ignored it.
+func TestIgnoredFeedbackFromPin(t *testing.T) {
+	t.Parallel()
+	s, ctx := setup(t)
+	_, err := s.PushTemplate(ctx, push("contoso-po", "", "v1"))
+	require.NoError(t, err)
+	ti, err := s.Template(ctx, "", "contoso-po")
+	require.NoError(t, err)
+	for i, wants := range []bool{true, false} {
+		d, job := newDoc("acme", fmt.Sprintf("m%d", i), fmt.Sprintf("pdf%d", i))
+		_, _, err := s.CreateDocument(ctx, d, job)
+		require.NoError(t, err)
+		got, err := s.IgnoredFeedback(ctx, d.ID)
+		require.NoError(t, err)
+		require.False(t, got, "not started")
+		pin := store.AttemptTemplate{Attempt: 1, TemplateID: ti.ID, Name: "contoso-po", Version: 1, SHA256: ti.SHA256,
+			IgnoredFeedback: wants}
+		_, _, err = s.PinAttempt(ctx, d.ID, pin, document.StateReceived, "processor")
+		require.NoError(t, err)
+		// A second start of the attempt keeps the first pin's answer.
+		pin.IgnoredFeedback = !wants
+		_, _, err = s.PinAttempt(ctx, d.ID, pin, document.StateReceived, "processor")
+		require.NoError(t, err)
+		got, err = s.IgnoredFeedback(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, wants, got)
+	}
 }

@@ -105,7 +105,7 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 	if p.Objects, err = OpenObjects(ctx, cfg.S3, ""); err != nil {
 		return nil, err
 	}
-	if p.NATS, p.JetStream, err = ConnectNATS(ctx, cfg.NATSURL, "docintake-"+service, QueueConfig(cfg), p.Logger); err != nil {
+	if p.NATS, p.JetStream, err = ConnectNATS(ctx, cfg.NATSURL, "docintake-"+service, cfg.Queue(), p.Logger); err != nil {
 		return nil, err
 	}
 	p.closers = append(p.closers, func() {
@@ -128,7 +128,7 @@ func NewRelay(a Adapters, cfg config.Config) *queue.Relay {
 	if a.Registry != nil { // a nil *Registry in the interface would not be nil
 		opts.Registry = a.Registry
 	}
-	r := queue.NewRelay(a.Store, queue.NewPublisher(a.JetStream, QueueConfig(cfg).Stream), a.Logger.Named("relay"), opts)
+	r := queue.NewRelay(a.Store, queue.NewPublisher(a.JetStream, cfg.Queue().Stream), a.Logger.Named("relay"), opts)
 	a.Store.HandOutboxTo(r.Handoff)
 	return r
 }

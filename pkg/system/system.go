@@ -60,16 +60,6 @@ func OpenObjects(ctx context.Context, cfg config.S3, fsDir string) (ObjectStore,
 	return s3, nil
 }
 
-// QueueConfig derives the stream configuration from the system's.
-func QueueConfig(cfg config.Config) queue.Config {
-	return queue.Config{Stream: cfg.Stream, SubjectPrefix: cfg.SubjectPrefix, Replicas: cfg.StreamReplicas,
-		// Every process declares the consumers at start, so the processor's
-		// settings must come from the shared configuration, or processes
-		// would flip them back and forth.
-		Processor: queue.ConsumerConfig{AckWait: cfg.ProcessorAckWait, MaxAckPending: cfg.ProcessorMaxAckPending},
-	}.WithDefaults()
-}
-
 // ConnectNATS connects to url, reconnecting forever (a broker restart must
 // not kill workers), and declares the stream and consumers.
 func ConnectNATS(ctx context.Context, url, name string, qcfg queue.Config, logger *zap.Logger) (*nats.Conn, jetstream.JetStream, error) {
@@ -105,6 +95,9 @@ func NATSPing(nc *nats.Conn) func(context.Context) error {
 		return nil
 	}
 }
+
+// QueueConfig is cfg.Queue(), kept while callers move to it.
+func QueueConfig(cfg config.Config) queue.Config { return cfg.Queue() }
 
 // The store's outbox is what the queue's relay reads (both speak
 // jobs.Message), so NewRelay hands the store to queue.NewRelay directly.

@@ -12,7 +12,6 @@ import (
 	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
@@ -187,7 +186,7 @@ func publishOutbox(ctx context.Context, env Env, cfg config.Config, st *store.St
 		fmt.Fprintf(env.Stderr, "note: %v; a running service's relay will publish the jobs\n", err)
 		return
 	}
-	qcfg := system.QueueConfig(cfg)
+	qcfg := cfg.Queue()
 	relay := queue.NewRelay(st, queue.NewPublisher(js, qcfg.Stream), zap.NewNop(), queue.RelayOptions{})
 	fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

@@ -11,7 +11,6 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -135,7 +134,7 @@ func report(sum store.OpsSummary, dlq []store.OpsDocument) statusReport {
 // consumerStatus reads the consumers without declaring anything: status
 // must not create or change streams.
 func consumerStatus(ctx context.Context, cfg config.Config) []statusQueue {
-	qcfg := system.QueueConfig(cfg)
+	qcfg := cfg.Queue()
 	names := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	out := make([]statusQueue, len(names))
 	for i, n := range names {

@@ -107,7 +107,7 @@ func setup(t testing.TB, env map[string]string) *bundle {
 	}
 	b.cfg, err = config.FromEnv(func(k string) string { return b.env[k] })
 	require.NoError(t, err)
-	b.qcfg = system.QueueConfig(b.cfg)
+	b.qcfg = b.cfg.Queue()
 	_, b.js = queuetest.Connect(t, b.natsURL)
 	queuetest.Ensure(t, b.js, &b.qcfg)
 
