@@ -1,7 +1,8 @@
 // Package standalonetest runs the whole docintake system in the test's
-// process for tests of other modules (intakectl) that need a real one: API,
-// processor, dispatcher, embedded JetStream, a filesystem object store and
-// a fresh PostgreSQL schema.
+// process for tests of other modules that need a real one (services/
+// systemtest; a product module importing it would close a module cycle):
+// API, processor, dispatcher, embedded JetStream, a filesystem object store
+// and a fresh PostgreSQL schema.
 package standalonetest
 
 import (
