@@ -48,6 +48,8 @@ type templatesAPI struct {
 	st   TemplateStore
 	text catalogue.TextFunc
 	lim  config.TemplateLimits
+	// budget bounds each sample's template run (0: the default).
+	budget time.Duration
 	// uploads is the client's upload limit that sample runs take from
 	// (nil: unlimited), read per request.
 	uploads func() *clientLimit
@@ -60,7 +62,8 @@ func (s *Server) EnableTemplates(st TemplateStore, text catalogue.TextFunc) {
 	if st == nil || text == nil {
 		panic("ingest.EnableTemplates: nil dependency")
 	}
-	a := &templatesAPI{st: st, text: text, lim: s.cfg.TemplateLimits, uploads: func() *clientLimit { return s.uploadLimit }}
+	a := &templatesAPI{st: st, text: text, lim: s.cfg.TemplateLimits, budget: s.cfg.TemplateBudget,
+		uploads: func() *clientLimit { return s.uploadLimit }}
 	api := s.echo.Group(s.cfg.BasePath)
 	api.GET("/templates", a.handleList, s.authenticate())
 	api.GET("/templates/:name", a.handleGet, s.authenticate())
@@ -267,7 +270,9 @@ func (a *templatesAPI) runSamples(c echo.Context, p store.TemplatePush) (forced 
 			return false, err
 		}
 	}
-	results, err := catalogue.RunSamples(ctx, p, a.text)
+	// Each sample runs under the template budget and the request's
+	// context: a client that goes away stops its samples.
+	results, err := catalogue.RunSamples(template.WithBudget(ctx, a.budget), p, a.text)
 	if err != nil {
 		return false, err
 	}
