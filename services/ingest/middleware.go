@@ -2,10 +2,13 @@ package ingest
 
 import (
 	"crypto/subtle"
+	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -33,21 +36,17 @@ func bearerToken(h string) (string, bool) {
 	return tok, tok != ""
 }
 
-// authenticate runs before anything reads the body. A refusal closes the
-// connection: otherwise net/http reads (up to 256 KiB of) the unread body
-// before it sends the answer, so a stranger dribbling a small body slowly
-// held the connection until ReadTimeout (5 min) and got its 401 only then.
+// authenticate runs before anything reads the body; its refusal is the
+// connection's last (closeRefusals).
 func (s *Server) authenticate() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
 			if !ok {
-				closeUnread(c)
 				return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "missing bearer token")
 			}
 			cl, err := s.clientByToken(c.Request().Context(), tok)
 			if err != nil {
-				closeUnread(c)
 				if document.ErrorKind(err) == document.EUNAUTHENTICATED {
 					return document.CodedErrorf(document.EUNAUTHENTICATED, codeUnauthorized, "invalid bearer token")
 				}
@@ -67,7 +66,6 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			if r.ContentLength > s.cfg.MaxUploadBytes {
-				closeUnread(c)
 				return tooLarge(s.cfg.MaxUploadBytes)
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUploadBytes)
@@ -76,19 +74,87 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 	}
 }
 
+// closeRefusals runs before routing, so for every request: an answer given
+// before the body was read to its end (a 404 or 405 of an unknown route, a
+// 401, 413, 415, a refused console form...) is the connection's last
+// (closeUnread). Without it net/http reads up to 256 KiB of the unread body
+// before it sends the answer, so a stranger dribbling a small body to any
+// route that does not read it held the connection until ReadTimeout (5 min)
+// and got its 404 only then.
+func closeRefusals(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+			return next(c)
+		}
+		orig := r.Body
+		b := &eofBody{ReadCloser: orig}
+		r.Body = b
+		refused := false
+		c.Response().Before(func() {
+			if !b.eof.Load() {
+				refused = true
+				closeUnread(c)
+			}
+		})
+		err := next(c)
+		if refused && c.Response().Committed && !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			lingerUnread(c, b)
+		}
+		// net/http looks at the request's own body type after the handler
+		// (a larger body is then half-closed before the close, not reset).
+		r.Body = orig
+		return err
+	}
+}
+
+// lingerUnread sends the refusal and then reads (and throws away) what the
+// client is still sending, up to unreadDrainMax and until closeUnread's read
+// deadline. A client that sent its whole body then sees an orderly close
+// after the answer, not a reset: a reset reaches a client that is still
+// writing as "connection reset by peer" on its write, and an ordinary
+// client (Go's net/http, curl) then reports that instead of the answer.
+// A client that asked to be told before sending (Expect: 100-continue)
+// sends nothing more after a refusal, so there is nothing to wait for.
+func lingerUnread(c echo.Context, body io.Reader) {
+	_ = http.NewResponseController(c.Response()).Flush()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, unreadDrainMax))
+}
+
+// unreadDrainMax bounds what a refused request may still send after the
+// answer: a refused upload of up to 1 MiB ends cleanly, a larger one is
+// half-closed by net/http and closed 500 ms later.
+const unreadDrainMax = 1 << 20
+
+// eofBody records whether the request body was read to its end. net/http
+// returns io.EOF with the last bytes of a body of known length, so a
+// handler that read everything it was sent has seen it.
+type eofBody struct {
+	io.ReadCloser
+	eof atomic.Bool
+}
+
+func (b *eofBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.eof.Store(true)
+	}
+	return n, err
+}
+
 // closeUnread makes the answer the connection's last, for a refusal given
 // before the body was read. "Connection: close" makes net/http send it at
 // once instead of first reading what the client may still be sending.
 //
-// After the answer net/http still reads up to 256 KiB of the unread body to
-// find its end; the read deadline bounds that by unreadLinger. It must not
-// stop it outright: closing a socket with unread data in it makes the kernel
-// send a reset, and a client still writing its body then sees "broken pipe"
-// or "connection reset" instead of the 413 or 401 already sent to it (a
-// lingering close, as nginx does). A larger declared body is not read at all;
-// net/http then half-closes and waits 500 ms before the close, for the same
-// reason. A stranger dribbling a body holds the connection for unreadLinger,
-// not ReadTimeout.
+// After the answer the rest of the body is still read (lingerUnread, then
+// net/http's up to 256 KiB); the read deadline bounds that by unreadLinger.
+// It must not stop it outright: closing a socket with unread data in it
+// makes the kernel send a reset, and a client still writing its body then
+// sees "broken pipe" or "connection reset" instead of the 413 or 401 already
+// sent to it (a lingering close, as nginx does). A larger declared body is
+// not read to its end; net/http then half-closes and waits 500 ms before the
+// close, for the same reason. A stranger dribbling a body holds the
+// connection for unreadLinger, not ReadTimeout.
 func closeUnread(c echo.Context) {
 	if c.Request().ContentLength != 0 {
 		c.Response().Header().Set(echo.HeaderConnection, "close")
@@ -97,7 +163,7 @@ func closeUnread(c echo.Context) {
 }
 
 // unreadLinger is how long a refused request's unread body is still read
-// (and thrown away) after the answer: 256 KiB in 2 s needs about 1 Mbit/s.
+// (and thrown away) after the answer: 1 MiB in 2 s needs about 4 Mbit/s.
 const unreadLinger = 2 * time.Second
 
 func tooLarge(limit int64) error {

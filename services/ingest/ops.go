@@ -9,8 +9,10 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html/template"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -113,15 +115,15 @@ func (o *ops) routes(e *echo.Echo) {
 	g.GET("", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/ops/") })
 	g.GET("/static/ops.css", o.handleCSS)
 	g.GET("/login", o.handleLoginForm)
-	g.POST("/login", o.handleLogin)
-	g.POST("/logout", o.handleLogout)
+	g.POST("/login", o.handleLogin, o.form)
+	g.POST("/logout", o.handleLogout, o.form)
 	g.GET("/", o.handleIndex, o.auth)
 	g.GET("/documents", o.handleFind, o.auth)
 	g.GET("/documents/:log_id", o.handleDocument, o.auth)
-	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.checkCSRF)
-	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.checkCSRF)
-	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.checkCSRF)
-	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.checkCSRF) // ops_templates.go
+	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.form, o.checkCSRF) // ops_templates.go
 	g.GET("/templates", o.handleTemplates, o.auth)
 }
 
@@ -176,6 +178,50 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set("ops_session", session)
 		return next(c)
 	}
+}
+
+// The console's forms hold a token or a CSRF value: a few hundred bytes,
+// sent at once by any browser. A larger body is refused from its
+// Content-Length, and one that does not arrive within opsFormReadTimeout is
+// cut, so a dribbled login holds a connection for seconds, not ReadTimeout.
+const (
+	opsFormMaxBytes    = 4 << 10
+	opsFormReadTimeout = 5 * time.Second
+)
+
+// form reads the POST form before the handler, bounded in size and time
+// (the handlers and checkCSRF then use the parsed values). A refusal is the
+// connection's last, as the body was not read (closeRefusals).
+func (o *ops) form(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.ContentLength > opsFormMaxBytes {
+			return o.render(c, http.StatusRequestEntityTooLarge, "error", map[string]any{"Message": "The form is too large."})
+		}
+		rc := http.NewResponseController(c.Response())
+		_ = rc.SetReadDeadline(time.Now().Add(opsFormReadTimeout))
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, opsFormMaxBytes)
+		if err := r.ParseForm(); err != nil {
+			return o.formError(c, err)
+		}
+		// The body is read; a deadline left set would cancel the request's
+		// context in the middle of the handler.
+		_ = rc.SetReadDeadline(time.Time{})
+		return next(c)
+	}
+}
+
+func (o *ops) formError(c echo.Context, err error) error {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	status, msg := http.StatusBadRequest, "The form could not be read."
+	switch {
+	case errors.As(err, &mbe):
+		status, msg = http.StatusRequestEntityTooLarge, "The form is too large."
+	case errors.As(err, &ne) && ne.Timeout():
+		status, msg = http.StatusRequestTimeout, "The form did not arrive in time."
+	}
+	return o.render(c, status, "error", map[string]any{"Message": msg})
 }
 
 // checkCSRF: a browser sends the cookie with any form posted to us, also

@@ -19,6 +19,7 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.Pre(closeRefusals) // before routing: unknown routes and 405s too
 
 	// Outermost first: request id, trace span (so the access log and the
 	// handlers run inside it), access log (outside Recover so a panic is
