@@ -52,26 +52,39 @@ func isExec(p string) bool {
 type Cluster struct {
 	URL  string // postgres://postgres:PASSWORD@127.0.0.1:PORT/docintake
 	Port int
+	User string // the account the server runs as
 	cmd  *exec.Cmd
 	done chan error
 }
 
 // hba is the cluster's whole pg_hba.conf, written at every start (also over
-// the trust-everything file of clusters made before it): the unix socket
-// sits in the 0700 data directory, so only its owner (and root) reach it;
-// anyone else on the host must know the password over TCP.
+// the trust file of clusters made by earlier releases): every connection
+// needs the password, over TCP and over the unix socket alike. The socket
+// sits in the 0700 data directory, but any process of the server's account
+// (on Debian the host's shared postgres account, see serverAccount) reaches
+// it; with "trust" those walked in as superuser.
 const hba = `# Written by docintake standalone at every start; edits are lost.
-local all all trust
+local all all              scram-sha-256
 host  all all 127.0.0.1/32 scram-sha-256
 host  all all ::1/128      scram-sha-256
 `
 
+// DedicatedAccount is the account the server runs as when standalone runs
+// as root and the account exists: one that owns nothing but this cluster.
+// Standalone does not create accounts on the host (that is the
+// administrator's decision: useradd --system --home-dir /nonexistent
+// --shell /usr/sbin/nologin docintake-postgres); without it the server runs
+// as Debian's postgres account, which the postgresql package made for
+// running PostgreSQL.
+const DedicatedAccount = "docintake-postgres"
+
 // Start initialises dir (first run only) and starts a server on a free
-// loopback port, then creates the database "docintake". TCP connections
-// need password, which Start sets for the postgres role at every start (the
+// loopback port, then creates the database "docintake". Every connection
+// needs password, the postgres role's, which Start sets at every start (the
 // caller keeps it; it must be [0-9a-f]+, a generated secret). As root the
-// server runs as the "postgres" user, since PostgreSQL refuses to run as
-// root. log receives the server's output.
+// server runs as serverAccount's account, since PostgreSQL refuses to run as
+// root. It gets a minimal environment (serverEnv), never the caller's: that
+// holds standalone's secrets. log receives the server's output.
 func Start(ctx context.Context, dir, password string, log *os.File) (*Cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
@@ -80,44 +93,15 @@ func Start(ctx context.Context, dir, password string, log *os.File) (*Cluster, e
 	if password == "" || strings.Trim(password, "0123456789abcdef") != "" {
 		return nil, errors.New("private postgres: the password must be a non-empty hex string")
 	}
-	dir, err = filepath.Abs(dir)
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	acct, err := serverAccount(dir)
 	if err != nil {
 		return nil, err
 	}
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, fmt.Errorf("running as root needs the postgres user to start PostgreSQL: %w", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("postgres dir: %w", err)
-	}
-	if cred != nil {
-		// The server owns its directory; the parent must be traversable.
-		_ = os.Chown(dir, int(cred.Uid), int(cred.Gid))
-		_ = os.Chmod(filepath.Dir(dir), 0o755)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
-		cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", dir, "-U", "postgres", "--auth=trust",
-			"--encoding=UTF8", "--locale=C", "--no-sync")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("initdb %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
-		}
-	}
-	hbaFile := filepath.Join(dir, "pg_hba.conf")
-	if err := os.WriteFile(hbaFile, []byte(hba), 0o600); err != nil {
-		return nil, fmt.Errorf("write pg_hba.conf: %w", err)
-	}
-	if cred != nil {
-		if err := os.Chown(hbaFile, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, fmt.Errorf("chown pg_hba.conf: %w", err)
-		}
+	if err := prepare(ctx, bin, dir, password, acct); err != nil {
+		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
@@ -125,44 +109,163 @@ func Start(ctx context.Context, dir, password string, log *os.File) (*Cluster, e
 	}
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", dir, "-p", strconv.Itoa(port), "-h", "127.0.0.1",
 		"-k", dir, "-c", "max_connections=200", "-c", "fsync=on")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: acct.cred, Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.Env = serverEnv(dir)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	c := &Cluster{Port: port, cmd: cmd, done: make(chan error, 1)}
+	c := &Cluster{Port: port, User: acct.name, cmd: cmd, done: make(chan error, 1)}
 	go func() { c.done <- cmd.Wait() }()
-
-	// The administrative connection goes through the private socket.
-	admin := fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", url.QueryEscape(dir), port)
-	if err := c.waitReady(ctx, admin); err != nil {
+	if err := c.createDatabase(ctx, dir, password); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}
+	c.URL = fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/docintake?sslmode=disable", password, port)
+	return c, nil
+}
+
+// createDatabase waits for the server and creates the database "docintake"
+// on the first start. The administrative connection goes through the
+// private socket, with the password like every other.
+func (c *Cluster) createDatabase(ctx context.Context, dir, password string) error {
+	admin := fmt.Sprintf("postgres://postgres:%s@/postgres?host=%s&port=%d&sslmode=disable", password, url.QueryEscape(dir), c.Port)
+	if err := c.waitReady(ctx, admin); err != nil {
+		return err
+	}
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("connect private postgres: %w", err)
+		return fmt.Errorf("connect private postgres: %w", err)
 	}
 	defer conn.Close(ctx)
-	// Utility statements take no parameters; the password is hex (checked above).
-	if _, err := conn.Exec(ctx, "ALTER ROLE postgres PASSWORD '"+password+"'"); err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("set password: %w", err)
-	}
 	var exists bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'docintake')`).Scan(&exists); err != nil {
-		_ = c.Stop()
-		return nil, fmt.Errorf("check database: %w", err)
+		return fmt.Errorf("check database: %w", err)
 	}
 	if !exists {
 		if _, err := conn.Exec(ctx, `CREATE DATABASE docintake`); err != nil {
-			_ = c.Stop()
-			return nil, fmt.Errorf("create database: %w", err)
+			return fmt.Errorf("create database: %w", err)
 		}
 	}
-	c.URL = fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/docintake?sslmode=disable", password, port)
-	return c, nil
+	return nil
+}
+
+// account is who the server runs as: cred is nil when it runs as the
+// caller (not root).
+type account struct {
+	name string
+	cred *syscall.Credential
+}
+
+// serverAccount picks the server's account when standalone runs as root: the
+// owner of an existing cluster (PostgreSQL runs only as its directory's
+// owner), else DedicatedAccount when the host has it, else postgres.
+func serverAccount(dir string) (account, error) {
+	if os.Geteuid() != 0 {
+		u, err := user.Current()
+		if err != nil {
+			return account{}, fmt.Errorf("private postgres: %w", err)
+		}
+		return account{name: u.Username}, nil
+	}
+	var u *user.User
+	var err error
+	if st, serr := os.Stat(filepath.Join(dir, "PG_VERSION")); serr == nil {
+		u, err = user.LookupId(strconv.FormatUint(uint64(st.Sys().(*syscall.Stat_t).Uid), 10))
+	} else if u, err = user.Lookup(DedicatedAccount); err != nil {
+		u, err = user.Lookup("postgres")
+	}
+	if err != nil {
+		return account{}, fmt.Errorf("running as root needs the %s or postgres user to start PostgreSQL: %w", DedicatedAccount, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if uid == 0 {
+		return account{}, fmt.Errorf("private postgres: %s belongs to root; PostgreSQL does not run as root", dir)
+	}
+	return account{name: u.Username, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}, nil
+}
+
+// serverEnv is the whole environment of initdb and the server: where the
+// programs are, the C locale and the data directory. Standalone's own
+// environment holds INTAKE_OPS_TOKEN, the NATS token and the like, which
+// anyone with the server's account could read from /proc/<pid>/environ.
+func serverEnv(dir string) []string {
+	return []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", "PGDATA=" + dir}
+}
+
+// prepare makes dir a cluster whose postgres role has password and whose
+// pg_hba.conf asks every connection for it. A new cluster gets the password
+// from initdb (it is never without one); an existing one, possibly made by
+// an earlier release with "trust" or with another password file, gets it in
+// single-user mode before the server starts.
+func prepare(ctx context.Context, bin, dir, password string, acct account) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("postgres dir: %w", err)
+	}
+	if acct.cred != nil {
+		// The server owns its directory; the parent must be traversable.
+		_ = os.Chown(dir, int(acct.cred.Uid), int(acct.cred.Gid))
+		_ = os.Chmod(filepath.Dir(dir), 0o755)
+	}
+	var err error
+	if _, serr := os.Stat(filepath.Join(dir, "PG_VERSION")); serr != nil {
+		err = initdb(ctx, bin, dir, password, acct)
+	} else {
+		err = setPassword(ctx, bin, dir, password, acct)
+	}
+	if err != nil {
+		return err
+	}
+	return writeOwned(filepath.Join(dir, "pg_hba.conf"), []byte(hba), acct)
+}
+
+// initdb creates the cluster with the postgres role's password read from a
+// file (never the command line, which every local user sees in /proc): a
+// copy of the secret owned by the server's account, mode 0600, deleted
+// right after.
+func initdb(ctx context.Context, bin, dir, password string, acct account) error {
+	pwfile := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".initdb-password")
+	if err := writeOwned(pwfile, []byte(password+"\n"), acct); err != nil {
+		return err
+	}
+	defer os.Remove(pwfile)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", dir, "-U", "postgres", "--auth=scram-sha-256",
+		"--pwfile="+pwfile, "--encoding=UTF8", "--locale=C", "--no-sync")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: acct.cred}
+	cmd.Env = serverEnv(dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// setPassword sets the postgres role's password in single-user mode, which
+// needs no connection and so no authentication; the statement goes in on
+// standard input.
+func setPassword(ctx context.Context, bin, dir, password string, acct account) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "postgres"), "--single", "-D", dir, "postgres")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: acct.cred}
+	cmd.Env = serverEnv(dir)
+	// Utility statements take no parameters; the password is hex (checked by Start).
+	cmd.Stdin = strings.NewReader("ALTER ROLE postgres PASSWORD '" + password + "'\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("set the postgres password (single-user mode) %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// writeOwned writes a file only the server's account reads (mode 0600).
+func writeOwned(path string, b []byte, acct account) error {
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if acct.cred != nil {
+		if err := os.Chown(path, int(acct.cred.Uid), int(acct.cred.Gid)); err != nil {
+			return fmt.Errorf("chown %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) waitReady(ctx context.Context, url string) error {
@@ -197,11 +300,12 @@ func (c *Cluster) Stop() error {
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGINT)
 	select {
-	case <-c.done:
+	case err := <-c.done:
+		c.done <- err // a second Stop returns at once
 		return nil
 	case <-time.After(30 * time.Second):
 		_ = c.cmd.Process.Kill()
-		<-c.done
+		c.done <- <-c.done
 		return fmt.Errorf("postgres did not stop within 30s; killed")
 	}
 }
