@@ -96,7 +96,10 @@ func (j jail) command(ctx context.Context, bin string, args []string) *exec.Cmd 
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", targs...)
 	cmd.Args[0] = trampoline.Arg0
 	cmd.Dir = j.dir
-	cmd.Env = j.env
+	// The marker makes the binary a trampoline; GOGC=off keeps its
+	// collector from mapping memory once the rlimits are set. The
+	// trampoline removes both before the program starts.
+	cmd.Env = append(append(make([]string, 0, len(j.env)+2), j.env...), trampoline.EnvMarker, "GOGC=off")
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if j.namespaces {
 		attr.Cloneflags = syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC

@@ -36,13 +36,16 @@ func newSandbox(opts Options) sandbox {
 }
 
 // limits are a one-shot program's rlimits: address space, CPU time (the
-// deadline rounded up, SIGKILL a second after SIGXCPU) and no core dumps.
+// deadline rounded up, SIGKILL a second after SIGXCPU), no core dumps and
+// a few hundred descriptors (a PDF tool opens its input, fonts and
+// tesseract's models).
 func (s sandbox) limits() []rlimit {
 	cpu := uint64(s.cpu/time.Second) + 1
 	return []rlimit{
 		{"as", unix.RLIMIT_AS, uint64(s.memory), uint64(s.memory)},
 		{"cpu", unix.RLIMIT_CPU, cpu, cpu + 1},
 		{"core", unix.RLIMIT_CORE, 0, 0},
+		{"nofile", unix.RLIMIT_NOFILE, 256, 256},
 	}
 }
 

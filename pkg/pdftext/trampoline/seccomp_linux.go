@@ -1,11 +1,10 @@
+//go:build amd64 || arm64
+
 package trampoline
 
 import (
-	"errors"
-	"fmt"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // The helpers' seccomp filter is a deny-list: every system call that lets a
@@ -26,44 +25,45 @@ import (
 // personality) and terminal input injection (TIOCSTI, TIOCLINUX). System
 // calls of another ABI (i386, x32 on amd64) kill the process: the deny-list
 // names native numbers only.
-var deniedSyscalls = append([]uintptr{
-	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_PROCESS_MADVISE,
-	unix.SYS_KCMP, unix.SYS_PIDFD_GETFD,
-	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT, unix.SYS_UNSHARE, unix.SYS_SETNS,
-	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOVE_MOUNT,
-	unix.SYS_OPEN_TREE, unix.SYS_MOUNT_SETATTR, unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
-	unix.SYS_SOCKET, unix.SYS_SOCKETPAIR,
-	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD, unix.SYS_FANOTIFY_INIT,
-	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
-	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
-	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE, unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
-	unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_ACCT, unix.SYS_QUOTACTL, unix.SYS_QUOTACTL_FD,
-	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME, unix.SYS_ADJTIMEX,
-	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME, unix.SYS_SYSLOG, unix.SYS_PERSONALITY, unix.SYS_VHANGUP,
-	unix.SYS_LOOKUP_DCOOKIE, unix.SYS_MOVE_PAGES, unix.SYS_MIGRATE_PAGES,
+var deniedSyscalls = append([]uint32{
+	nrPtrace, nrProcessVmReadv, nrProcessVmWritev, nrProcessMadvise, nrKcmp, nrPidfdGetfd,
+	nrMount, nrUmount2, nrPivotRoot, nrChroot, nrUnshare, nrSetns, nrFsopen, nrFsconfig, nrFsmount,
+	nrFspick, nrMoveMount, nrOpenTree, nrMountSetattr, nrOpenByHandleAt, nrNameToHandleAt,
+	nrSocket, nrSocketpair,
+	nrBpf, nrPerfEventOpen, nrUserfaultfd, nrFanotifyInit, nrIoUringSetup, nrIoUringEnter, nrIoUringRegister,
+	nrKeyctl, nrAddKey, nrRequestKey,
+	nrInitModule, nrFinitModule, nrDeleteModule, nrKexecLoad, nrKexecFileLoad,
+	nrReboot, nrSwapon, nrSwapoff, nrAcct, nrQuotactl, nrQuotactlFd,
+	nrSettimeofday, nrClockSettime, nrClockAdjtime, nrAdjtimex,
+	nrSethostname, nrSetdomainname, nrSyslog, nrPersonality, nrVhangup,
+	nrLookupDcookie, nrMovePages, nrMigratePages, nrNfsservctl,
 }, archDeniedSyscalls...)
 
 // namespaceCloneFlags are clone's flags that create namespaces (CLONE_NEWTIME
 // is left out: clone reads that bit as part of the exit signal).
-const namespaceCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER |
-	unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP
+const namespaceCloneFlags = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUSER |
+	syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWCGROUP
 
-var errNoSeccompArch = errors.New("no seccomp filter for this architecture")
+// seccomp's constants (TestConstants holds them to golang.org/x/sys/unix).
+const (
+	seccompSetModeFilter  = 1
+	seccompRetAllow       = 0x7fff0000
+	seccompRetErrno       = 0x00050000
+	seccompRetKillProcess = 0x80000000
+	tiocsti, tioclinux    = 0x5412, 0x541c
+)
 
 // installSeccomp sets no_new_privs and installs the filter on the calling
 // thread (which then execs the helper).
 func installSeccomp() error {
 	prog := seccompProgram()
-	if prog == nil {
-		return errNoSeccompArch
+	if err := prctl(prSetNoNewPrivs, 1); err != nil {
+		return fail("no_new_privs", err)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	fprog := syscall.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, e := syscall.RawSyscall(nrSeccomp, seccompSetModeFilter, 0, uintptr(unsafe.Pointer(&fprog)))
 	if e != 0 {
-		return fmt.Errorf("seccomp: %w", e)
+		return fail("seccomp", e)
 	}
 	return nil
 }
@@ -79,24 +79,24 @@ const (
 
 // bpfProgram assembles classic BPF with symbolic jump targets.
 type bpfProgram struct {
-	ins    []unix.SockFilter
+	ins    []syscall.SockFilter
 	labels map[string]int
 	fixups map[int][2]string // instruction → jt, jf labels
 }
 
 func (b *bpfProgram) stmt(code uint16, k uint32) {
-	b.ins = append(b.ins, unix.SockFilter{Code: code, K: k})
+	b.ins = append(b.ins, syscall.SockFilter{Code: code, K: k})
 }
 
 // jump adds a conditional jump; "" continues with the next instruction.
 func (b *bpfProgram) jump(code uint16, k uint32, jt, jf string) {
 	b.fixups[len(b.ins)] = [2]string{jt, jf}
-	b.ins = append(b.ins, unix.SockFilter{Code: code, K: k})
+	b.ins = append(b.ins, syscall.SockFilter{Code: code, K: k})
 }
 
 func (b *bpfProgram) label(name string) { b.labels[name] = len(b.ins) }
 
-func (b *bpfProgram) resolve() []unix.SockFilter {
+func (b *bpfProgram) resolve() []syscall.SockFilter {
 	for i, l := range b.fixups {
 		for j, name := range l {
 			if name == "" {
@@ -117,18 +117,15 @@ func (b *bpfProgram) resolve() []unix.SockFilter {
 }
 
 const (
-	ldW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-	jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-	jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-	jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
-	ret  = unix.BPF_RET | unix.BPF_K
+	ldW  = syscall.BPF_LD | syscall.BPF_W | syscall.BPF_ABS
+	jeq  = syscall.BPF_JMP | syscall.BPF_JEQ | syscall.BPF_K
+	jge  = syscall.BPF_JMP | syscall.BPF_JGE | syscall.BPF_K
+	jset = syscall.BPF_JMP | syscall.BPF_JSET | syscall.BPF_K
+	ret  = syscall.BPF_RET | syscall.BPF_K
 )
 
-// seccompProgram is the filter (nil on an architecture without a table).
-func seccompProgram() []unix.SockFilter {
-	if seccompArch == 0 {
-		return nil
-	}
+// seccompProgram is the filter.
+func seccompProgram() []syscall.SockFilter {
 	b := &bpfProgram{labels: map[string]int{}, fixups: map[int][2]string{}}
 	b.stmt(ldW, offArch)
 	b.jump(jeq, seccompArch, "", "kill")
@@ -136,27 +133,27 @@ func seccompProgram() []unix.SockFilter {
 	if foreignSyscallBit != 0 {
 		b.jump(jge, foreignSyscallBit, "kill", "")
 	}
-	b.jump(jeq, unix.SYS_CLONE, "clone", "")
-	b.jump(jeq, unix.SYS_CLONE3, "enosys", "")
-	b.jump(jeq, unix.SYS_IOCTL, "ioctl", "")
+	b.jump(jeq, nrClone, "clone", "")
+	b.jump(jeq, nrClone3, "enosys", "")
+	b.jump(jeq, nrIoctl, "ioctl", "")
 	for _, nr := range deniedSyscalls {
-		b.jump(jeq, uint32(nr), "eperm", "")
+		b.jump(jeq, nr, "eperm", "")
 	}
-	b.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	b.stmt(ret, seccompRetAllow)
 	b.label("clone")
 	b.stmt(ldW, offArg0)
 	b.jump(jset, namespaceCloneFlags, "eperm", "")
-	b.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	b.stmt(ret, seccompRetAllow)
 	b.label("ioctl")
 	b.stmt(ldW, offArg1)
-	b.jump(jeq, unix.TIOCSTI, "eperm", "")
-	b.jump(jeq, unix.TIOCLINUX, "eperm", "")
-	b.stmt(ret, unix.SECCOMP_RET_ALLOW)
+	b.jump(jeq, tiocsti, "eperm", "")
+	b.jump(jeq, tioclinux, "eperm", "")
+	b.stmt(ret, seccompRetAllow)
 	b.label("eperm")
-	b.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
+	b.stmt(ret, seccompRetErrno|uint32(syscall.EPERM))
 	b.label("enosys")
-	b.stmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
+	b.stmt(ret, seccompRetErrno|uint32(syscall.ENOSYS))
 	b.label("kill")
-	b.stmt(ret, unix.SECCOMP_RET_KILL_PROCESS)
+	b.stmt(ret, seccompRetKillProcess)
 	return b.resolve()
 }
