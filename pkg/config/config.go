@@ -71,7 +71,7 @@ type Config struct {
 	ProcessorFairWindow        int
 	// ClientShare (percent), ClientBurst (percent) and ClientCostHalfLife
 	// share a processor's workers and PDF helpers between clients
-	// (fairshare.Policy, built by system.FairPolicy).
+	// (fairshare.Policy, built by Config.Fair).
 	ClientShare            int
 	ClientBurst            int
 	ClientCostHalfLife     time.Duration

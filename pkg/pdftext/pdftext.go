@@ -167,7 +167,7 @@ type Options struct {
 	// helpers for tenants holding none, least helper time first. The zero
 	// value hands helpers out first come, first served; services set it
 	// from INTAKE_CLIENT_SHARE, INTAKE_CLIENT_BURST and
-	// INTAKE_CLIENT_COST_HALF_LIFE (system.PDFOptions).
+	// INTAKE_CLIENT_COST_HALF_LIFE (pdfopts.Options).
 	Fair fairshare.Policy
 	// MaxOutputBytes caps the text of one document (and the output read from
 	// any subprocess). Defaults to 16 MiB.

@@ -56,6 +56,20 @@ type Store struct {
 	creates *creates
 }
 
+// Connect connects to PostgreSQL at url, applies the migrations and returns
+// the store. The caller closes st.Pool().
+func Connect(ctx context.Context, url string) (*Store, error) {
+	pool, err := Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return New(pool), nil
+}
+
 // Open connects a pool to url and checks the connection.
 // Returns EUNAVAILABLE when PostgreSQL does not answer.
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {

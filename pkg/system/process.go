@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
@@ -36,7 +35,6 @@ type Process struct {
 type Adapters struct {
 	Store     *store.Store
 	Objects   ObjectStore
-	Templates *catalogue.Catalogue
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
@@ -59,8 +57,10 @@ type OpenOptions struct {
 
 // Open reads the configuration from getenv and connects what a separate
 // service needs: JSON logger and tracing named service, the migrated
-// PostgreSQL store, the template catalogue, the S3 object store and NATS
-// with the stream declared. On error everything opened so far is closed.
+// PostgreSQL store, the S3 object store and NATS with the stream declared.
+// The template catalogue is the services' that read templates (their mains
+// open it with catalogue.Open), so a process that reads none links no
+// template engine. On error everything opened so far is closed.
 func Open(ctx context.Context, service string, getenv func(string) string, opts OpenOptions) (_ *Process, err error) {
 	cfg, err := config.FromEnv(getenv)
 	if err != nil {
@@ -84,7 +84,7 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 		return nil, err
 	}
 	p.closers = append(p.closers, func() { _ = shutdownTracing(context.WithoutCancel(ctx)) })
-	if p.Store, err = OpenStore(ctx, cfg.DatabaseURL); err != nil {
+	if p.Store, err = store.Connect(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
 	}
 	p.closers = append(p.closers, p.Store.Pool().Close)
@@ -97,11 +97,6 @@ func Open(ctx context.Context, service string, getenv func(string) string, opts 
 			return nil, err
 		}
 	}
-	if p.Templates, err = catalogue.Open(ctx, p.Store, p.Logger.Named("templates"),
-		catalogue.Options{Dirs: []string{cfg.TemplatesDir}}); err != nil {
-		return nil, err
-	}
-	p.closers = append(p.closers, p.Templates.Close)
 	if p.Objects, err = OpenObjects(ctx, cfg.S3, ""); err != nil {
 		return nil, err
 	}
@@ -146,7 +141,7 @@ func (p *Process) Health() *observability.Health {
 	return observability.NewHealth(
 		observability.Check{Name: "postgres", Func: p.Store.Ping},
 		observability.Check{Name: "objectstore", Func: p.Objects.Ping},
-		observability.Check{Name: "nats", Func: NATSPing(p.NATS)},
+		observability.Check{Name: "nats", Func: queue.Ping(p.NATS)},
 	)
 }
 

@@ -21,20 +21,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// OpenStore connects to PostgreSQL, applies the migrations and returns the
-// store. The caller closes st.Pool().
-func OpenStore(ctx context.Context, url string) (*store.Store, error) {
-	pool, err := store.Open(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.Migrate(ctx, pool); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return store.New(pool), nil
-}
-
 // ObjectStore is what the services need of an object store.
 type ObjectStore = objectstore.Store
 
@@ -84,16 +70,6 @@ func ConnectNATS(ctx context.Context, url, name string, qcfg queue.Config, logge
 		return nil, nil, fmt.Errorf("ensure stream: %w", err)
 	}
 	return nc, js, nil
-}
-
-// NATSPing is a readiness check of a NATS connection.
-func NATSPing(nc *nats.Conn) func(context.Context) error {
-	return func(context.Context) error {
-		if !nc.IsConnected() {
-			return fmt.Errorf("nats: %s", nc.Status())
-		}
-		return nil
-	}
 }
 
 // QueueConfig is cfg.Queue(), kept while callers move to it.

@@ -35,19 +35,30 @@ package dispatcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/webhook"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
 
-// Deps are the connected adapters the dispatcher runs on.
+// Deps are what the dispatcher runs on: its configuration and connected
+// adapters. Config, Store, Objects, JetStream and Logger are required.
 type Deps struct {
-	system.Adapters // Registry may be nil: metrics register nowhere
+	Config    config.Config
+	Store     *store.Store
+	Objects   objectstore.Store
+	JetStream jetstream.JetStream
+	Logger    *zap.Logger
+	Registry  *prometheus.Registry // nil: metrics register nowhere
 	// Webhook is the HTTP client; nil builds one from the configuration.
 	Webhook *webhook.Client
 	// Tuning overrides internal intervals; the zero value is production.
@@ -99,26 +110,26 @@ func (t Tuning) withDefaults() Tuning {
 // the backlog metrics. The dispatcher writes no outbox rows; its process
 // still runs one relay, for the rows other processes leave behind. It returns an error when the consumer
 // cannot be read.
-func Run(ctx context.Context, cfg config.Config, d Deps) error {
+func Run(ctx context.Context, d Deps) error {
 	if d.Store == nil || d.Objects == nil || d.JetStream == nil || d.Logger == nil {
-		panic("dispatcher.Run: nil store, objects, jetstream or logger")
+		return errors.New("dispatcher: Deps needs Store, Objects, JetStream and Logger")
 	}
-	qcfg := system.QueueConfig(cfg)
+	cfg := d.Config
+	qcfg := cfg.Queue()
 	hook := d.Webhook
 	if hook == nil {
 		hook = webhook.New(webhook.Options{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 		defer hook.Close()
 	}
 	dp := &dispatcher{
-		cfg:       cfg,
-		prefix:    qcfg.SubjectPrefix,
-		store:     d.Store,
-		objects:   d.Objects,
-		templates: d.Templates,
-		hook:      hook,
-		pub:       queue.NewPublisher(d.JetStream, qcfg.Stream),
-		logger:    d.Logger,
-		tuning:    d.Tuning.withDefaults(),
+		cfg:     cfg,
+		prefix:  qcfg.SubjectPrefix,
+		store:   d.Store,
+		objects: d.Objects,
+		hook:    hook,
+		pub:     queue.NewPublisher(d.JetStream, qcfg.Stream),
+		logger:  d.Logger,
+		tuning:  d.Tuning.withDefaults(),
 		// The lease outlives the longest call (a killed replica's slots
 		// come back after it): the webhook timeout plus the database work
 		// around the attempt.

@@ -259,12 +259,11 @@ func TestIgnoredFeedbackFollowsPinnedVersion(t *testing.T) {
 	b.start(fastTuning)
 	ctx := t.Context()
 	d := b.documentWith("acme", "feedback", document.StateProcessedIgnored, "", func(d document.Document) {
-		v1, err := b.st.Template(ctx, "", "feedback")
+		// Pinned as the processor pins: the served version, v1.
+		v1, _, err := b.tm.PinAttempt(ctx, d, 1, "processor")
 		require.NoError(t, err)
-		_, _, err = b.st.PinAttempt(ctx, d.ID, store.AttemptTemplate{Attempt: 1, TemplateID: v1.ID, Name: v1.Name,
-			Version: v1.Version, SHA256: v1.SHA256}, d.State, "processor")
-		require.NoError(t, err)
-		old, err := b.st.TemplateVersion(ctx, "", "feedback", v1.Version)
+		require.True(t, v1.Template.DocIntake.IgnoredFeedback)
+		old, err := b.st.TemplateVersion(ctx, "", "feedback", v1.Number)
 		require.NoError(t, err)
 		quiet := strings.Replace(string(old.Content), "ignored_feedback: true", "ignored_feedback: false", 1)
 		require.NotEqual(t, string(old.Content), quiet)

@@ -10,33 +10,30 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/docintake/docintake/pkg/catalogue"
-	"github.com/docintake/docintake/pkg/observability"
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/jobspb"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/webhook"
+	"go.opentelemetry.io/otel/attribute"
 	"go.uber.org/zap"
 )
 
 type dispatcher struct {
-	cfg       config.Config
-	prefix    string
-	store     *store.Store
-	objects   system.ObjectStore
-	templates *catalogue.Catalogue
-	hook      *webhook.Client
-	pub       *queue.Publisher
-	logger    *zap.Logger
-	tuning    Tuning
-	limits    *limiter
-	metrics   *metrics
+	cfg     config.Config
+	prefix  string
+	store   *store.Store
+	objects objectstore.Store
+	hook    *webhook.Client
+	pub     *queue.Publisher
+	logger  *zap.Logger
+	tuning  Tuning
+	limits  *limiter
+	metrics *metrics
 }
 
 // errClientBusy makes Consume nak a job whose client has no free slot.
@@ -97,7 +94,10 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 		}
 	}
 	if dv.State == document.StateProcessedIgnored {
-		want, err := d.wantsIgnoredFeedback(ctx, doc)
+		// Asked of the version the attempt was pinned to, recorded when
+		// the processor pinned it: a push since then does not change the
+		// answer, and the dispatcher compiles no template.
+		want, err := d.store.IgnoredFeedback(ctx, doc.ID)
 		if err != nil {
 			return err
 		}
@@ -150,26 +150,6 @@ func (d *dispatcher) busy(ctx context.Context, m queue.Delivery, job *jobspb.Del
 func deliveryFromJob(j *jobspb.DeliverJob) store.Delivery {
 	return store.Delivery{ID: j.GetDeliveryId(), DocumentID: j.GetDocumentId(), ClientID: j.GetClientId(),
 		LogID: j.GetLogId(), State: document.State(j.GetState()), Status: document.Status(j.GetStatus())}
-}
-
-// wantsIgnoredFeedback asks the template version the document's attempt
-// was processed with whether the client wants to hear about ignored
-// documents; a push since then does not change the answer. A document
-// without a pin (never started: its template was not served) asks the
-// version served now.
-func (d *dispatcher) wantsIgnoredFeedback(ctx context.Context, doc document.Document) (bool, error) {
-	if d.templates == nil {
-		return false, nil
-	}
-	v, err := d.templates.Pinned(ctx, doc.ID)
-	if document.ErrorKind(err) == document.ENOTFOUND {
-		cur, ok := d.templates.Current(doc.ClientID, doc.Template)
-		return ok && cur.Template.DocIntake.IgnoredFeedback, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return v.Template.DocIntake.IgnoredFeedback, nil
 }
 
 // closeIgnored finishes an ignored document whose template wants no

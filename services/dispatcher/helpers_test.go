@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -132,12 +133,13 @@ func (b *bundle) start(tuning dispatcher.Tuning) {
 	b.reg = reg
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	a := system.Adapters{Store: b.st, Objects: b.objs, Templates: tm, JetStream: b.js,
+	a := system.Adapters{Store: b.st, Objects: b.objs, JetStream: b.js,
 		Logger: zaptest.NewLogger(b.t).Named("dispatcher"), Registry: reg}
 	relay := system.NewRelay(a, cfg)
 	go func() {
 		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
-			return dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: a, Tuning: tuning})
+			return dispatcher.Run(ctx, dispatcher.Deps{Config: cfg, Store: a.Store, Objects: a.Objects, JetStream: a.JetStream,
+				Logger: a.Logger, Registry: a.Registry, Tuning: tuning})
 		})
 	}()
 	b.t.Cleanup(func() {
@@ -197,6 +199,13 @@ func (b *bundle) documentWith(clientID, tmpl string, state document.State, reaso
 	out := doc{Document: created}
 	if between != nil {
 		between(created)
+	} else if state == document.StateProcessedIgnored && b.tm != nil {
+		// Ignored as the processor ignores: the attempt pinned to the
+		// served version, whose pin carries docintake.ignored_feedback.
+		_, _, err := b.tm.PinAttempt(ctx, created, 1, "processor")
+		if !errors.Is(err, catalogue.ErrTemplateUnavailable) {
+			require.NoError(t, err)
+		}
 	}
 	ch := store.Change{DocumentID: created.ID, From: document.StateReceived, To: state, Actor: "test"}
 	if reason != "" {

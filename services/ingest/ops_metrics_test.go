@@ -47,8 +47,8 @@ func TestMetricsAfterUpload(t *testing.T) {
 	relay := system.NewRelay(a, cfg)
 	go func() {
 		done <- relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
-			return ingest.Serve(ctx, cfg, ingest.Deps{Store: st, Objects: objs, Templates: templates{"contoso-po": nil},
-				NATS: nc, JetStream: js, Logger: a.Logger, Registry: a.Registry}, bound)
+			return ingest.Run(ctx, ingest.Deps{Config: cfg, Store: st, Objects: objs, Templates: templates{"contoso-po": nil},
+				NATS: nc, JetStream: js, Logger: a.Logger, Registry: a.Registry, Bound: bound})
 		})
 	}()
 	t.Cleanup(func() {

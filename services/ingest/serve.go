@@ -7,43 +7,54 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
+	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 )
 
-// Deps are the connected adapters the ingest service runs on; the binary and
-// standalone build them (pkg/system) and pass them in.
+// Deps are what the ingest service runs on: its configuration and connected
+// adapters; the binary and standalone build them and pass them in. Every
+// field but Bound is required.
 type Deps struct {
+	Config    config.Config
 	Store     *store.Store
-	Objects   system.ObjectStore
+	Objects   objectstore.Store
 	Templates Templates
 	NATS      *nats.Conn
 	JetStream jetstream.JetStream
 	Logger    *zap.Logger
 	Registry  *prometheus.Registry
+	// Bound, if not nil, receives the API's address once it listens.
+	Bound chan<- string
 }
 
-// Serve runs the API on cfg.HTTPAddr until ctx is done, then drains it.
-// bound, if not nil, receives the API's address once it listens.
-func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) error {
+// Run serves the API on Config.HTTPAddr until ctx is done, then drains it.
+func Run(ctx context.Context, d Deps) error {
+	cfg := d.Config
+	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil ||
+		d.Logger == nil || d.Registry == nil {
+		return errors.New("ingest: Deps needs Store, Objects, Templates, NATS, JetStream, Logger and Registry")
+	}
 	if !d.Store.HandsOutbox() {
 		// The process runs the relay (cmd/ingest, standalone: system.NewRelay)
 		// and keeps it running until Serve has drained.
 		return errors.New("ingest: the store hands its outbox to no relay: the process must run one (system.NewRelay)")
 	}
-	qcfg := system.QueueConfig(cfg)
+	qcfg := cfg.Queue()
 	health := observability.NewHealth(
 		observability.Check{Name: "postgres", Func: d.Store.Ping},
 		observability.Check{Name: "objectstore", Func: d.Objects.Ping},
-		observability.Check{Name: "nats", Func: system.NATSPing(d.NATS)},
+		observability.Check{Name: "nats", Func: queue.Ping(d.NATS)},
 	)
 	srv := New(Config{BasePath: cfg.BasePath, MaxUploadBytes: cfg.MaxUploadBytes, ShutdownTimeout: cfg.ShutdownTimeout,
-		SubjectPrefix: qcfg.SubjectPrefix, TemplateLimits: cfg.TemplateLimits}, d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
+		SubjectPrefix: qcfg.SubjectPrefix, TemplateLimits: cfg.TemplateLimits, TemplateBudget: cfg.TemplateBudget},
+		d.Store, d.Objects, d.Templates, d.Logger, d.Registry, health)
 	srv.EnableUploadRateLimit(cfg.UploadRateLimit, cfg.UploadRateWindow, d.Store, d.Registry)
 	srv.EnableTemplateChangeRateLimit(cfg.TemplateLimits.ChangeRateLimit, cfg.TemplateLimits.ChangeRateWindow, d.Store, d.Registry)
 	groups := prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -56,7 +67,7 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	defer d.Store.ObserveCreateGroups(nil)
 	// Clients manage their own templates; PDF samples are read with the
 	// default engine, started on the first one.
-	pdfOpts := system.PDFOptions(cfg) // samples are read as the processor reads documents
+	pdfOpts := pdfopts.Options(cfg) // samples are read as the processor reads documents
 	sampleText := &catalogue.SampleText{Options: &pdfOpts}
 	defer func() { _ = sampleText.Close() }()
 	srv.EnableTemplates(d.Store, sampleText.Text)
@@ -66,7 +77,7 @@ func Serve(ctx context.Context, cfg config.Config, d Deps, bound chan<- string) 
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.JetStream)
 
-	if err := srv.Run(ctx, cfg.HTTPAddr, bound); err != nil {
+	if err := srv.Run(ctx, cfg.HTTPAddr, d.Bound); err != nil {
 		return fmt.Errorf("ingest api: %w", err)
 	}
 	return nil

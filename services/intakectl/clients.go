@@ -11,7 +11,6 @@ import (
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 )
 
 func init() {
@@ -29,7 +28,7 @@ func openStore(ctx context.Context, env Env) (*store.Store, error) {
 	if err := cfg.RequireDatabase(); err != nil {
 		return nil, err
 	}
-	return system.OpenStore(ctx, cfg.DatabaseURL)
+	return store.Connect(ctx, cfg.DatabaseURL)
 }
 
 // newToken returns 32 random bytes, URL-safe base64: what a client puts

@@ -10,7 +10,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
-	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
 
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/template/draft"
@@ -42,7 +42,7 @@ func runTemplatesDraft(ctx context.Context, args []string, env Env) int {
 		return fail(env, "%v", err)
 	}
 	// The samples' expected JSON is read as the processor will read orders.
-	opts := system.PDFOptions(cfg)
+	opts := pdfopts.Options(cfg)
 	opts.Engine = *engine
 	var eng pdftext.Engine
 	defer func() {

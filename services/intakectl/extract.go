@@ -13,10 +13,10 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -117,7 +117,7 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 	}
 	// One engine for the whole run: the resident helpers stay warm from
 	// file to file, as in the processor.
-	opts := system.PDFOptions(cfg)
+	opts := pdfopts.Options(cfg)
 	opts.Engine = *engine
 	opts.Timeout = *timeout // PDFOptions set INTAKE_OCR_PAGE_TIMEOUT
 	var eng pdftext.Engine  // opened on the first PDF: .txt inputs need none

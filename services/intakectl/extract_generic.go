@@ -10,12 +10,12 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/generic"
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/resultjson"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -65,7 +65,7 @@ func extractGeneric(ctx context.Context, env Env, cfg config.Config, a genericAr
 		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
 		return 2
 	}
-	opts := system.PDFOptions(cfg)
+	opts := pdfopts.Options(cfg)
 	opts.Engine, opts.Timeout = a.engine, a.timeout
 	var eng pdftext.Engine // opened on the first PDF, shared by all files
 	defer func() {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
 
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/pkg/template"
 )
 
@@ -112,7 +112,7 @@ func checkFiles(ctx context.Context, env Env, files []string) ([]checked, error)
 	// Samples are read and run as the processor reads and runs documents
 	// (INTAKE_PDF_*, INTAKE_TEMPLATE_BUDGET).
 	ctx = template.WithBudget(ctx, cfg.TemplateBudget)
-	pdfOpts := system.PDFOptions(cfg)
+	pdfOpts := pdfopts.Options(cfg)
 	st := &catalogue.SampleText{Options: &pdfOpts}
 	defer func() { _ = st.Close() }()
 	var out []checked

@@ -138,16 +138,16 @@ func (b *bundle) start(mod ...func(*processor.Deps)) *instance {
 	// A store of its own on the shared pool, as a separate process has: the
 	// store hands its committed outbox rows to one relay, this instance's.
 	st := store.New(b.st.Pool())
-	d := processor.Deps{Adapters: system.Adapters{Store: st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
-		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}}
-	relay := system.NewRelay(d.Adapters, b.cfg)
+	d := processor.Deps{Config: b.cfg, Store: st, Objects: b.objects, Templates: b.tmpls, NATS: nc,
+		JetStream: js, Logger: zaptest.NewLogger(b.t), Registry: reg}
+	relay := system.NewRelay(system.Adapters{Store: st, JetStream: js, Logger: d.Logger}, b.cfg)
 	for _, m := range mod {
 		m(&d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- relay.Serve(ctx, b.cfg.ShutdownTimeout, func(ctx context.Context) error { return processor.Run(ctx, b.cfg, d) })
+		done <- relay.Serve(ctx, b.cfg.ShutdownTimeout, func(ctx context.Context) error { return processor.Run(ctx, d) })
 	}()
 	var once sync.Once
 	var err error

@@ -31,18 +31,33 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/config/pdfopts"
 	"github.com/docintake/docintake/pkg/embedded"
+	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 )
 
-// Deps are the connected adapters the processor runs on.
+// Deps are what the processor runs on: its configuration, its connected
+// adapters and the template catalogue. Every field but Registry, Logger and
+// Engine is required.
 type Deps struct {
-	system.Adapters // Registry may be nil: metrics register nowhere
+	Config    config.Config
+	Store     *store.Store
+	Objects   objectstore.Store
+	Templates *catalogue.Catalogue
+	NATS      *nats.Conn
+	JetStream jetstream.JetStream
+	Logger    *zap.Logger          // nil: no logs
+	Registry  *prometheus.Registry // nil: metrics register nowhere
 	// Engine extracts PDF text. Nil: Run starts the engine that
 	// INTAKE_PDF_ENGINE selects (one per process, shared by all workers)
 	// and closes it when it returns.
@@ -57,7 +72,8 @@ const actor = "processor"
 // otherwise) and returns nil; the process's relay, still running, publishes
 // their outcomes. It returns an error when it cannot start or the consumer
 // becomes unreadable.
-func Run(ctx context.Context, cfg config.Config, d Deps) error {
+func Run(ctx context.Context, d Deps) error {
+	cfg := d.Config
 	if d.Store == nil || d.Objects == nil || d.Templates == nil || d.NATS == nil || d.JetStream == nil {
 		return errors.New("processor: Deps needs Store, Objects, Templates, NATS and JetStream")
 	}
@@ -70,10 +86,10 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	if len(cfg.ProcessorRetry) == 0 {
 		return errors.New("processor: INTAKE_PROCESSOR_RETRY_SCHEDULE is empty")
 	}
-	qcfg := system.QueueConfig(cfg)
+	qcfg := cfg.Queue()
 	engine := d.Engine
 	if engine == nil {
-		e, err := pdftext.New(system.PDFOptions(cfg))
+		e, err := pdftext.New(pdfopts.Options(cfg))
 		if err != nil {
 			return fmt.Errorf("processor: pdf engine: %w", err)
 		}
@@ -98,7 +114,7 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 	w := &worker{
 		st: d.Store, objects: d.Objects, templates: d.Templates, engine: engine,
 		log: d.Logger, prefix: qcfg.SubjectPrefix, retry: cfg.ProcessorRetry, maxFailures: cfg.ProcessorMaxFailures,
-		maxPDF: cfg.MaxUploadBytes, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
+		maxPDF: cfg.MaxUploadBytes, budget: cfg.TemplateBudget, metrics: newMetrics(d.Registry, d.Store, d.JetStream, qcfg),
 		embedded: embedded.Limits{MaxCount: cfg.EmbeddedMaxCount, MaxBytes: cfg.EmbeddedMaxBytes, Timeout: cfg.EmbeddedTimeout},
 		putters:  queue.NewWorkers(cfg.ProcessorConcurrency),
 	}
@@ -123,11 +139,11 @@ func Run(ctx context.Context, cfg config.Config, d Deps) error {
 			// deferrals name their own delay (RetryAfter).
 			Backoff: func(uint64) time.Duration { return cfg.ProcessorFailureDelay },
 			// Clients (the subject's last token) share the workers by the
-			// time their documents took (system.FairPolicy), so one client's
+			// time their documents took (config.Fair), so one client's
 			// burst or expensive PDFs do not starve the others; the
 			// handler's context names the client for the PDF helpers' share.
 			Fair: &queue.Fair{Window: cfg.ProcessorFairWindow, PerTenant: cfg.ProcessorClientConcurrency,
-				Policy: system.FairPolicy(cfg), Held: func(n int) { w.metrics.held.Set(float64(n)) }},
+				Policy: cfg.Fair(), Held: func(n int) { w.metrics.held.Set(float64(n)) }},
 		})
 		if err != nil && gctx.Err() == nil {
 			return fmt.Errorf("processor: %w", err)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/store"
+
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/observability"
@@ -62,7 +64,7 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 			zap.String("url", fmt.Sprintf("postgres://postgres:PASSWORD@127.0.0.1:%d/docintake", cluster.Port)),
 			zap.String("password_file", filepath.Join(dataDir, "postgres.password")))
 	}
-	st, err := system.OpenStore(ctx, cfg.DatabaseURL)
+	st, err := store.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
@@ -101,20 +103,20 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	}()
 	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()),
 		zap.String("token_file", filepath.Join(dataDir, "nats.token")))
-	nc, js, err := system.ConnectNATS(ctx, withToken(ns.ClientURL(), natsToken), "docintake-standalone", system.QueueConfig(cfg), logger)
+	nc, js, err := system.ConnectNATS(ctx, withToken(ns.ClientURL(), natsToken), "docintake-standalone", cfg.Queue(), logger)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
 
 	reg := observability.NewRegistry()
-	adapters := system.Adapters{Store: st, Objects: objs, Templates: tmpls, NATS: nc, JetStream: js, Logger: logger, Registry: reg}
+	adapters := system.Adapters{Store: st, Objects: objs, NATS: nc, JetStream: js, Logger: logger, Registry: reg}
 	// One outbox relay for the process, not one per service: the three
 	// services only write outbox rows, which the store hands to it. It
 	// stops after all of them have drained.
 	relay := system.NewRelay(adapters, cfg)
 	err = relay.Serve(ctx, cfg.ShutdownTimeout, func(ctx context.Context) error {
-		return runServices(ctx, cfg, adapters, bound)
+		return runServices(ctx, cfg, adapters, tmpls, bound)
 	})
 	if derr := nc.Drain(); derr != nil {
 		logger.Warn("nats drain", zap.Error(derr))
@@ -125,22 +127,26 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 // runServices runs ingest, the processor, the dispatcher and the profiler on
 // a until ctx is done. The API stops first (ctx); the workers keep running
 // until it has drained, so nothing it accepted waits for the next start.
-func runServices(ctx context.Context, cfg config.Config, a system.Adapters, bound chan<- string) error {
+func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpls *catalogue.Catalogue, bound chan<- string) error {
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	g := new(errgroup.Group)
 	g.Go(func() error {
 		defer stopWork()
 		a := a.Named("ingest")
-		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
-			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
+		return ingest.Run(ctx, ingest.Deps{Config: cfg, Store: a.Store, Objects: a.Objects, Templates: tmpls, NATS: a.NATS,
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry, Bound: bound})
 	})
 	g.Go(func() error {
-		return processor.Run(workCtx, cfg, processor.Deps{Adapters: a.Named("processor")})
+		a := a.Named("processor")
+		return processor.Run(workCtx, processor.Deps{Config: cfg, Store: a.Store, Objects: a.Objects, Templates: tmpls,
+			NATS: a.NATS, JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry})
 	})
 	g.Go(func() error { return observability.ServePprof(workCtx, cfg.PprofAddr) })
 	g.Go(func() error {
-		return dispatcher.Run(workCtx, cfg, dispatcher.Deps{Adapters: a.Named("dispatcher")})
+		da := a.Named("dispatcher")
+		return dispatcher.Run(workCtx, dispatcher.Deps{Config: cfg, Store: da.Store, Objects: da.Objects,
+			JetStream: da.JetStream, Logger: da.Logger, Registry: da.Registry})
 	})
 	return g.Wait()
 }

@@ -291,7 +291,7 @@ func TestStatementsPerDocument(t *testing.T) {
 	ns.Start()
 	require.True(t, ns.ReadyForConnections(30*time.Second))
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, js, err := disystem.ConnectNATS(ctx, ns.ClientURL(), "roundtrips", disystem.QueueConfig(cfg), logger)
+	nc, js, err := disystem.ConnectNATS(ctx, ns.ClientURL(), "roundtrips", cfg.Queue(), logger)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 
@@ -302,18 +302,26 @@ func TestStatementsPerDocument(t *testing.T) {
 		st.HandOutboxTo(relay.Handoff)
 	}
 	adapters := func(stage string) disystem.Adapters {
-		return disystem.Adapters{Store: stores[stage], Objects: objs, Templates: tmpls, NATS: nc, JetStream: js,
+		return disystem.Adapters{Store: stores[stage], Objects: objs, NATS: nc, JetStream: js,
 			Logger: logger.Named(stage), Registry: observability.NewRegistry()}
 	}
 	bound := make(chan string, 1)
 	g := new(errgroup.Group)
 	g.Go(func() error {
 		a := adapters("ingest")
-		return ingest.Serve(ctx, cfg, ingest.Deps{Store: a.Store, Objects: a.Objects, Templates: a.Templates, NATS: a.NATS,
-			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry}, bound)
+		return ingest.Run(ctx, ingest.Deps{Config: cfg, Store: a.Store, Objects: a.Objects, Templates: tmpls, NATS: a.NATS,
+			JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry, Bound: bound})
 	})
-	g.Go(func() error { return processor.Run(ctx, cfg, processor.Deps{Adapters: adapters("processor")}) })
-	g.Go(func() error { return dispatcher.Run(ctx, cfg, dispatcher.Deps{Adapters: adapters("dispatcher")}) })
+	g.Go(func() error {
+		a := adapters("processor")
+		return processor.Run(ctx, processor.Deps{Config: cfg, Store: a.Store, Objects: a.Objects, Templates: tmpls,
+			NATS: a.NATS, JetStream: a.JetStream, Logger: a.Logger, Registry: a.Registry})
+	})
+	g.Go(func() error {
+		da := adapters("dispatcher")
+		return dispatcher.Run(ctx, dispatcher.Deps{Config: cfg, Store: da.Store, Objects: da.Objects,
+			JetStream: da.JetStream, Logger: da.Logger, Registry: da.Registry})
+	})
 	relayDone := make(chan error, 1)
 	go func() {
 		relayDone <- relay.Serve(ctx, cfg.ShutdownTimeout, func(context.Context) error { return g.Wait() })

@@ -32,6 +32,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	}
 	defer p.Close()
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
-		return dispatcher.Run(ctx, p.Config, dispatcher.Deps{Adapters: p.Adapters})
+		return dispatcher.Run(ctx, dispatcher.Deps{Config: p.Config, Store: p.Store, Objects: p.Objects,
+			JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry})
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/ingest"
 )
@@ -30,6 +31,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer p.Close()
+	cat, err := catalogue.Open(ctx, p.Store, p.Logger.Named("templates"), catalogue.Options{Dirs: []string{p.Config.TemplatesDir}})
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
 	pprofCtx, stopPprof := context.WithCancel(ctx)
 	waitPprof := p.ServePprof(pprofCtx)
 	defer func() { stopPprof(); waitPprof() }()
@@ -37,7 +43,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	// process's one outbox relay runs until the API has drained, so the
 	// last accepted uploads' jobs are published now, not at the next start.
 	return p.Relay.Serve(ctx, p.Config.ShutdownTimeout, func(ctx context.Context) error {
-		return ingest.Serve(ctx, p.Config, ingest.Deps{Store: p.Store, Objects: p.Objects, Templates: p.Templates,
-			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry}, nil)
+		return ingest.Run(ctx, ingest.Deps{Config: p.Config, Store: p.Store, Objects: p.Objects, Templates: cat,
+			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/processor"
 )
@@ -31,7 +32,13 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer p.Close()
+	cat, err := catalogue.Open(ctx, p.Store, p.Logger.Named("templates"), catalogue.Options{Dirs: []string{p.Config.TemplatesDir}})
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
-		return processor.Run(ctx, p.Config, processor.Deps{Adapters: p.Adapters})
+		return processor.Run(ctx, processor.Deps{Config: p.Config, Store: p.Store, Objects: p.Objects, Templates: cat,
+			NATS: p.NATS, JetStream: p.JetStream, Logger: p.Logger, Registry: p.Registry})
 	})
 }
