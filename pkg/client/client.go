@@ -135,6 +135,14 @@ const (
 	// CodeTemplateNameInvalid: a template name is 1 to 100 ASCII letters,
 	// digits, '-', '_' or '.', starting with a letter or digit.
 	CodeTemplateNameInvalid = "template_name_invalid"
+	// Limits on a client's templates (docs/templates.md): a template or
+	// its samples over their size (413), one template too many, or more
+	// or longer regexes than a template may hold (422).
+	CodeTemplateTooLarge        = "template_too_large"
+	CodeSamplesTooLarge         = "samples_too_large"
+	CodeTemplateLimitReached    = "template_limit_reached"
+	CodeTemplateTooManyPatterns = "template_too_many_patterns"
+	CodeTemplatePatternsTooLong = "template_patterns_too_long"
 )
 
 // ErrorCode returns the API code of err (an *Error anywhere in its chain),
