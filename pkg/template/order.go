@@ -194,71 +194,32 @@ func (t *Template) Verify(ctx context.Context, o *order.Order, m Mapper, mode do
 			tr.Checks = append(tr.Checks, fmt.Sprintf(format, args...))
 		}
 	}
-	dt := t.DocIntake.DocumentType
-	reject := func(r document.Reason, format string, args ...any) (*Outcome, error) {
-		out := &Outcome{Status: OutcomeRejected, Reason: r, Detail: fmt.Sprintf(format, args...)}
+	reject := func(rj *rejection) (*Outcome, error) {
+		out := &Outcome{Status: OutcomeRejected, Reason: rj.reason, Detail: rj.detail}
 		check("outcome: %s", out)
 		return out, nil
 	}
 	if o.ID == "" {
-		return reject(document.ReasonDocumentIDMissing, "no order id (field order_id)")
+		return reject(rejectf(document.ReasonDocumentIDMissing, "no order id (field order_id)"))
 	}
 	check("order id %q", o.ID)
-
-	for _, req := range t.DocIntake.Required {
-		switch req {
-		case "vat_id", "buyer_vat_id", "supplier_vat_id":
-			role := order.RoleBuyer
-			if req == "supplier_vat_id" || (req == "vat_id" && dt != order.TypeOrder) {
-				role = order.RoleSupplier
-			}
-			p, _ := o.Party(role)
-			if p.VATID == "" {
-				return reject(document.ReasonVATIDMissing, "no VAT id for the %s (field %s_vat_id)", role, role)
-			}
-			check("required %s: %q", req, p.VATID)
-		case "delivery_address":
-			p, ok := o.Party(order.RoleDelivery)
-			a := p.Address
-			if !ok || (a.Name == "" && len(a.Lines) == 0) || (len(a.Lines) == 0 && (a.Street == "" || (a.City == "" && a.Zip == ""))) {
-				return reject(document.ReasonCannotParseDeliveryAddress, "delivery address needs delivery_name, delivery_street and delivery_city or delivery_zip (or delivery_address)")
-			}
-			check("required delivery_address: %s", strings.Join(addressLines(a), " / "))
-		case "order_id", "items":
-			// Always checked.
-		}
+	if rj := t.verifyRequired(o, check); rj != nil {
+		return reject(rj)
 	}
 	if o.IssueDate.IsZero() {
 		if t.DocIntake.DateFallback == "" {
-			return reject(document.ReasonUnknownFormat, "no order date (field date); set docintake.date_fallback: receipt to date such orders by the day they were received")
+			return reject(rejectf(document.ReasonUnknownFormat, "no order date (field date); set docintake.date_fallback: receipt to date such orders by the day they were received"))
 		}
 		check("no order date: the receipt date will be used (docintake.date_fallback: receipt)")
 	}
 	if mode != document.ResultModeNoItems {
-		if len(o.Items) == 0 {
-			return reject(document.ReasonCannotParseItems, "no line items (field lines)")
-		}
-		for i, it := range o.Items {
-			if it.Quantity == "" {
-				return reject(document.ReasonCannotParseItems, "line %d (position %s%s) has no quantity", i+1, it.Position, describe(it))
-			}
-			if !t.DocIntake.AllowNonPositiveQuantity && (strings.HasPrefix(it.Quantity, "-") || isZeroDecimal(it.Quantity)) {
-				return reject(document.ReasonCannotParseItems, "line %d (position %s%s) has quantity %s; set docintake.allow_nonpositive_quantity to accept it",
-					i+1, it.Position, describe(it), it.Quantity)
-			}
+		if rj := t.verifyItems(o); rj != nil {
+			return reject(rj)
 		}
 		check("%d items", len(o.Items))
 	}
-	fails, made := t.CheckOrder(o)
-	for _, m := range made {
-		check("%s", m)
-	}
-	if len(fails) > 0 {
-		details := make([]string, len(fails))
-		for i, f := range fails {
-			details[i] = f.Check + ": " + f.Detail
-		}
-		return reject(document.ReasonCannotParseItems, "arithmetic check failed: %s", strings.Join(details, "; "))
+	if rj := t.verifyArithmetic(o, check); rj != nil {
+		return reject(rj)
 	}
 	for _, mp := range t.DocIntake.Mappings {
 		out, err := t.applyMapping(ctx, o, mp, m, check)
@@ -269,6 +230,81 @@ func (t *Template) Verify(ctx context.Context, o *order.Order, m Mapper, mode do
 	out := &Outcome{Status: OutcomeSuccess}
 	check("outcome: %s", out)
 	return out, nil
+}
+
+// rejection is why Verify rejects an order: the reason and the detail for
+// people.
+type rejection struct {
+	reason document.Reason
+	detail string
+}
+
+func rejectf(r document.Reason, format string, args ...any) *rejection {
+	return &rejection{reason: r, detail: fmt.Sprintf(format, args...)}
+}
+
+// verifyRequired checks the fields docintake.required names (order_id and
+// items are always checked elsewhere).
+func (t *Template) verifyRequired(o *order.Order, check func(string, ...any)) *rejection {
+	for _, req := range t.DocIntake.Required {
+		switch req {
+		case "vat_id", "buyer_vat_id", "supplier_vat_id":
+			role := order.RoleBuyer
+			if req == "supplier_vat_id" || (req == "vat_id" && t.DocIntake.DocumentType != order.TypeOrder) {
+				role = order.RoleSupplier
+			}
+			p, _ := o.Party(role)
+			if p.VATID == "" {
+				return rejectf(document.ReasonVATIDMissing, "no VAT id for the %s (field %s_vat_id)", role, role)
+			}
+			check("required %s: %q", req, p.VATID)
+		case "delivery_address":
+			p, ok := o.Party(order.RoleDelivery)
+			a := p.Address
+			if !ok || (a.Name == "" && len(a.Lines) == 0) || (len(a.Lines) == 0 && (a.Street == "" || (a.City == "" && a.Zip == ""))) {
+				return rejectf(document.ReasonCannotParseDeliveryAddress, "delivery address needs delivery_name, delivery_street and delivery_city or delivery_zip (or delivery_address)")
+			}
+			check("required delivery_address: %s", strings.Join(addressLines(a), " / "))
+		case "order_id", "items":
+			// Always checked.
+		}
+	}
+	return nil
+}
+
+// verifyItems requires at least one item and a quantity on every item,
+// above zero unless docintake.allow_nonpositive_quantity.
+func (t *Template) verifyItems(o *order.Order) *rejection {
+	if len(o.Items) == 0 {
+		return rejectf(document.ReasonCannotParseItems, "no line items (field lines)")
+	}
+	for i, it := range o.Items {
+		if it.Quantity == "" {
+			return rejectf(document.ReasonCannotParseItems, "line %d (position %s%s) has no quantity", i+1, it.Position, describe(it))
+		}
+		if !t.DocIntake.AllowNonPositiveQuantity && (strings.HasPrefix(it.Quantity, "-") || isZeroDecimal(it.Quantity)) {
+			return rejectf(document.ReasonCannotParseItems, "line %d (position %s%s) has quantity %s; set docintake.allow_nonpositive_quantity to accept it",
+				i+1, it.Position, describe(it), it.Quantity)
+		}
+	}
+	return nil
+}
+
+// verifyArithmetic runs the arithmetic checks (CheckOrder), tracing the
+// values it filled in, and rejects the order with every failed check.
+func (t *Template) verifyArithmetic(o *order.Order, check func(string, ...any)) *rejection {
+	fails, made := t.CheckOrder(o)
+	for _, m := range made {
+		check("%s", m)
+	}
+	if len(fails) > 0 {
+		details := make([]string, len(fails))
+		for i, f := range fails {
+			details[i] = f.Check + ": " + f.Detail
+		}
+		return rejectf(document.ReasonCannotParseItems, "arithmetic check failed: %s", strings.Join(details, "; "))
+	}
+	return nil
 }
 
 func (t *Template) applyMapping(ctx context.Context, o *order.Order, mp Mapping, m Mapper, check func(string, ...any)) (*Outcome, error) {
@@ -411,161 +447,197 @@ func singleValued(name string) bool {
 // regex that timed out are errors naming the field and the text; a typed
 // value whose text is blank is missing.
 func (t *Template) canonical(res *Result, mode document.ResultMode, tr *Trace) (*order.Order, error) {
-	f := res.Fields
+	r := &fieldReader{t: t, res: res}
 	o := &order.Order{Type: t.DocIntake.DocumentType, NoItems: mode == document.ResultModeNoItems}
-	var errs []string
 	for _, name := range sortedKeys(res.failed) {
-		errs = append(errs, fmt.Sprintf("field %s: %s", name, res.failed[name]))
-	}
-	// one returns a header field's single value (nil when absent).
-	one := func(name string) any {
-		v, ok := f.Get(name)
-		if !ok {
-			return nil
-		}
-		if list, ok := v.([]any); ok && singleValued(name) {
-			switch len(list) {
-			case 0:
-				return nil
-			case 1:
-				return list[0]
-			}
-			errs = append(errs, fmt.Sprintf("field %s: several values %s", name, quoteValues(list)))
-			return nil
-		}
-		return v
-	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if s := strings.TrimSpace(valueText(one(k))); s != "" {
-				return s
-			}
-		}
-		return ""
-	}
-	date := func(name string) order.Date {
-		vf := t.fieldFormat(name)
-		v := one(name)
-		if v == nil {
-			// A date that did not parse is left out of invoice2data's
-			// output; its error is the canonical order's.
-			for _, e := range res.Errors {
-				if strings.HasPrefix(e, "field "+name+":") {
-					errs = append(errs, e)
-				}
-			}
-			return order.Date{}
-		}
-		d, err := t.date(v, vf)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
-		}
-		return d
-	}
-	amount := func(names ...string) string {
-		for _, name := range names {
-			d, ok, err := t.headerAmount(res, name)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("field %s: %v", name, err))
-				return ""
-			}
-			if ok {
-				return d
-			}
-		}
-		return ""
+		r.errs = append(r.errs, fmt.Sprintf("field %s: %s", name, res.failed[name]))
 	}
 	idKeys := []string{"order_id", "document_id"}
 	if o.Type != order.TypeOrder {
 		idKeys = append(idKeys, "invoice_number")
 	}
-	o.ID = str(idKeys...)
-	o.IssueDate = date("date")
-	o.DeliveryDate = date("delivery_date")
-	// invoice2data's output always carries options.currency (EUR unless
-	// set); the order carries a currency only when one is printed or the
-	// template states it.
-	switch c := res.printedCurrency.(type) {
-	case []any:
-		if len(c) > 1 {
-			errs = append(errs, fmt.Sprintf("field currency: several values %s", quoteValues(c)))
-		} else if len(c) == 1 {
-			o.Currency = strings.TrimSpace(valueText(c[0]))
-		}
-	case nil:
-	default:
-		o.Currency = strings.TrimSpace(valueText(c))
-	}
-	if o.Currency == "" && t.Options.CurrencySet {
-		o.Currency = t.Options.Currency
-	}
-	o.Language = str("language")
-	o.BuyerOrderID = str("buyer_order_id")
-	o.PaymentTerms = str("payment_terms")
-	o.Remarks = textList(f, "remarks", "remark")
+	o.ID = r.str(idKeys...)
+	o.IssueDate = r.date("date")
+	o.DeliveryDate = r.date("delivery_date")
+	o.Currency = r.currency()
+	o.Language = r.str("language")
+	o.BuyerOrderID = r.str("buyer_order_id")
+	o.PaymentTerms = r.str("payment_terms")
+	o.Remarks = textList(res.Fields, "remarks", "remark")
 	for _, prefix := range []string{"buyer", "supplier", "delivery", "invoice"} {
-		p := order.Party{Role: roleOfPrefix[prefix]}
-		p.ID = str(prefix + "_id")
-		p.IDType = str(prefix + "_id_type")
-		if gln := str(prefix + "_gln"); gln != "" && p.ID == "" {
-			p.ID, p.IDType = gln, "gln"
-		}
-		p.VATID = str(prefix + "_vat_id")
-		a := &p.Address
-		a.Name, a.Name2, a.Contact = str(prefix+"_name"), str(prefix+"_name2"), str(prefix+"_contact")
-		a.Street, a.Zip, a.City = str(prefix+"_street"), str(prefix+"_zip"), str(prefix+"_city")
-		a.State, a.Country, a.CountryCoded = str(prefix+"_state"), str(prefix+"_country"), str(prefix+"_country_code")
-		a.Phone, a.Email = str(prefix+"_phone"), str(prefix+"_email")
-		if addr := str(prefix + "_address"); addr != "" {
-			for _, l := range strings.Split(addr, "\n") {
-				if l = strings.TrimSpace(l); l != "" {
-					a.Lines = append(a.Lines, l)
-				}
-			}
-		}
-		if !partyEmpty(p) {
+		if p := r.party(prefix); !partyEmpty(p) {
 			o.Parties = append(o.Parties, p)
 		}
 	}
-	o.Totals.NetAmount = amount("total_net", "amount_untaxed")
-	o.Totals.TaxAmount = amount("total_tax", "amount_tax")
-	o.Totals.GrossAmount = amount("total_gross", "amount")
-	o.Totals.LinesAmount = amount("total_lines")
-	o.Totals.Charges = amount("total_charges")
-	o.Totals.Allowances = amount("total_allowances")
-	o.Totals.ExtraCharges = amount("total_extra_charges")
-	o.Totals.Quantity = amount("total_quantity")
+	r.totals(&o.Totals)
 	if mode != document.ResultModeNoItems {
-		rowsV, ok := f.Get("lines")
-		if !ok {
-			rowsV, _ = f.Get("items")
-		}
-		rows, _ := rowsV.([]any)
-		for i, r := range rows {
-			row, ok := r.(*Object)
-			if !ok {
-				continue
-			}
-			if !hasAny(row, "quantity", "description", "supplier_article_id", "buyer_article_id", "ean", "line_amount") {
-				continue // a section header or note row
-			}
-			it, rowErrs := t.item(row, i)
-			errs = append(errs, rowErrs...)
-			if tr != nil {
-				tr.Rows = append(tr.Rows, rowTrace(row, i, rowErrs))
-			}
-			if it.Position == "" {
-				it.Position = strconv.Itoa(len(o.Items) + 1)
-			}
-			o.Items = append(o.Items, it)
-		}
+		r.items(o, tr)
 		t.defaultUnit(o)
 	}
-	if len(errs) > 0 {
+	if len(r.errs) > 0 {
 		return o, &document.Error{Kind: document.EINVALID, Code: "template_value",
-			Message: fmt.Sprintf("template %s: %s", t.Name, strings.Join(errs, "; "))}
+			Message: fmt.Sprintf("template %s: %s", t.Name, strings.Join(r.errs, "; "))}
 	}
 	return o, nil
+}
+
+// fieldReader reads canonical values from a template's result for
+// canonical, collecting every value that does not convert in errs (in the
+// order the values are read) instead of stopping at the first.
+type fieldReader struct {
+	t    *Template
+	res  *Result
+	errs []string
+}
+
+// one returns a header field's single value (nil when absent).
+func (r *fieldReader) one(name string) any {
+	v, ok := r.res.Fields.Get(name)
+	if !ok {
+		return nil
+	}
+	if list, ok := v.([]any); ok && singleValued(name) {
+		switch len(list) {
+		case 0:
+			return nil
+		case 1:
+			return list[0]
+		}
+		r.errs = append(r.errs, fmt.Sprintf("field %s: several values %s", name, quoteValues(list)))
+		return nil
+	}
+	return v
+}
+
+// str returns the first non-blank text among the fields keys.
+func (r *fieldReader) str(keys ...string) string {
+	for _, k := range keys {
+		if s := strings.TrimSpace(valueText(r.one(k))); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (r *fieldReader) date(name string) order.Date {
+	vf := r.t.fieldFormat(name)
+	v := r.one(name)
+	if v == nil {
+		// A date that did not parse is left out of invoice2data's
+		// output; its error is the canonical order's.
+		for _, e := range r.res.Errors {
+			if strings.HasPrefix(e, "field "+name+":") {
+				r.errs = append(r.errs, e)
+			}
+		}
+		return order.Date{}
+	}
+	d, err := r.t.date(v, vf)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Sprintf("field %s: %v", name, err))
+	}
+	return d
+}
+
+// amount returns the first of the header amounts names that is present.
+func (r *fieldReader) amount(names ...string) string {
+	for _, name := range names {
+		d, ok, err := r.t.headerAmount(r.res, name)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Sprintf("field %s: %v", name, err))
+			return ""
+		}
+		if ok {
+			return d
+		}
+	}
+	return ""
+}
+
+// currency is the printed currency, else the one the template states.
+// invoice2data's output always carries options.currency (EUR unless set);
+// the order carries a currency only when one is printed or the template
+// states it.
+func (r *fieldReader) currency() string {
+	var cur string
+	switch c := r.res.printedCurrency.(type) {
+	case []any:
+		if len(c) > 1 {
+			r.errs = append(r.errs, fmt.Sprintf("field currency: several values %s", quoteValues(c)))
+		} else if len(c) == 1 {
+			cur = strings.TrimSpace(valueText(c[0]))
+		}
+	case nil:
+	default:
+		cur = strings.TrimSpace(valueText(c))
+	}
+	if cur == "" && r.t.Options.CurrencySet {
+		cur = r.t.Options.Currency
+	}
+	return cur
+}
+
+// party reads the party whose fields start with prefix (buyer_name, …).
+func (r *fieldReader) party(prefix string) order.Party {
+	p := order.Party{Role: roleOfPrefix[prefix]}
+	p.ID = r.str(prefix + "_id")
+	p.IDType = r.str(prefix + "_id_type")
+	if gln := r.str(prefix + "_gln"); gln != "" && p.ID == "" {
+		p.ID, p.IDType = gln, "gln"
+	}
+	p.VATID = r.str(prefix + "_vat_id")
+	a := &p.Address
+	a.Name, a.Name2, a.Contact = r.str(prefix+"_name"), r.str(prefix+"_name2"), r.str(prefix+"_contact")
+	a.Street, a.Zip, a.City = r.str(prefix+"_street"), r.str(prefix+"_zip"), r.str(prefix+"_city")
+	a.State, a.Country, a.CountryCoded = r.str(prefix+"_state"), r.str(prefix+"_country"), r.str(prefix+"_country_code")
+	a.Phone, a.Email = r.str(prefix+"_phone"), r.str(prefix+"_email")
+	if addr := r.str(prefix + "_address"); addr != "" {
+		for _, l := range strings.Split(addr, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				a.Lines = append(a.Lines, l)
+			}
+		}
+	}
+	return p
+}
+
+func (r *fieldReader) totals(tot *order.Totals) {
+	tot.NetAmount = r.amount("total_net", "amount_untaxed")
+	tot.TaxAmount = r.amount("total_tax", "amount_tax")
+	tot.GrossAmount = r.amount("total_gross", "amount")
+	tot.LinesAmount = r.amount("total_lines")
+	tot.Charges = r.amount("total_charges")
+	tot.Allowances = r.amount("total_allowances")
+	tot.ExtraCharges = r.amount("total_extra_charges")
+	tot.Quantity = r.amount("total_quantity")
+}
+
+// items appends an item to o for every lines (or items) row that holds an
+// item field; other rows are section headers or notes.
+func (r *fieldReader) items(o *order.Order, tr *Trace) {
+	rowsV, ok := r.res.Fields.Get("lines")
+	if !ok {
+		rowsV, _ = r.res.Fields.Get("items")
+	}
+	rows, _ := rowsV.([]any)
+	for i, v := range rows {
+		row, ok := v.(*Object)
+		if !ok {
+			continue
+		}
+		if !hasAny(row, "quantity", "description", "supplier_article_id", "buyer_article_id", "ean", "line_amount") {
+			continue // a section header or note row
+		}
+		it, rowErrs := r.t.item(row, i)
+		r.errs = append(r.errs, rowErrs...)
+		if tr != nil {
+			tr.Rows = append(tr.Rows, rowTrace(row, i, rowErrs))
+		}
+		if it.Position == "" {
+			it.Position = strconv.Itoa(len(o.Items) + 1)
+		}
+		o.Items = append(o.Items, it)
+	}
 }
 
 // item builds one order line from a lines row; errors name the row
