@@ -130,57 +130,26 @@ func build(in *order.Order, opts WriteOptions) (*node, error) {
 
 func (b *builder) document() (*node, error) {
 	o := &b.o
-	info := &node{name: b.k.info}
-
-	// Document ids. An order response is the supplier's document: its own
-	// number goes to SUPPLIER_ORDER_ID and ORDER_ID is the buyer's order it
-	// answers; with only one number that one is the ORDER_ID.
-	o.ID, o.BuyerOrderID = clean(o.ID), clean(o.BuyerOrderID)
-	if o.Type == order.TypeOrderResponse && o.ID == "" {
-		o.ID, o.BuyerOrderID = o.BuyerOrderID, ""
-	}
-	split := o.Type == order.TypeOrderResponse && o.BuyerOrderID != ""
-	ids := idFields(o, split)
-	idText := make([]string, len(ids))
-	for i, f := range ids {
-		idText[i] = b.field(f, f.elem, b.head)
-	}
-	if idText[0] == "" {
-		return nil, invalid("%s is missing (the order has no id)", ids[0].elem)
-	}
-	if o.Type == order.TypeOrder && o.BuyerOrderID != "" {
-		b.head.add(noteBuyerOrderID, o.BuyerOrderID)
-	}
-
-	date, err := b.date(o.IssueDate, b.k.date)
+	h := headerInfo{typ: o.Type}
+	var err error
+	h.ids, h.split, err = b.documentIDs()
 	if err != nil {
 		return nil, err
 	}
-	if date == "" {
-		now := b.opts.GenerationTime
-		if now.IsZero() {
-			now = time.Now()
-		}
-		date = order.DateOf(now).String()
-		b.head.add(noteNoDate, date)
-	}
-	delivery, err := b.deliveryDate(o.DeliveryDate)
-	if err != nil {
+	if h.date, err = b.issueDate(); err != nil {
 		return nil, err
 	}
-	lang := clean(o.Language)
-	var language *node
-	if code, ok := languageCode(lang); ok {
-		language = leaf("bmecat:LANGUAGE", code, "default", "true")
-	} else if lang != "" {
-		b.head.add(noteLanguage, lang)
+	if h.delivery, err = b.deliveryDate(o.DeliveryDate); err != nil {
+		return nil, err
 	}
-	currency := b.currency()
+	h.language = b.language()
+	h.currency = b.currency()
 	if pt := clean(o.PaymentTerms); pt != "" {
 		b.head.add(notePaymentTerms, pt)
 	}
 
-	parties, refs, lines, err := b.parties()
+	var lines []int
+	h.parties, h.refs, lines, err = b.parties()
 	if err != nil {
 		return nil, err
 	}
@@ -194,38 +163,114 @@ func (b *builder) document() (*node, error) {
 		return nil, err
 	}
 
-	switch o.Type {
-	case order.TypeOrder:
-		info.add(leaf("ORDER_ID", idText[0]), leaf("ORDER_DATE", date), delivery, language, parties,
-			el("ORDER_PARTIES_REFERENCE", refs.buyer, refs.supplier, refs.invoiceRecipient,
-				el("SHIPMENT_PARTIES_REFERENCE", refs.delivery)),
-			currency)
-	case order.TypeOrderResponse:
-		info.add(leaf("ORDER_ID", idText[0]), leaf("ORDERRESPONSE_DATE", date))
-		if split {
-			info.add(leaf("SUPPLIER_ORDER_ID", idText[1]))
-		}
-		info.add(delivery, language, parties,
-			el("ORDER_PARTIES_REFERENCE", refs.buyer, refs.supplier, refs.invoiceRecipient,
-				el("SHIPMENT_PARTIES_REFERENCE", refs.delivery)),
-			currency)
-	case order.TypeOrderChange:
-		info.add(orderChangeInfo(idText[0], date, delivery, language, parties, refs, currency)...)
-	case order.TypeInvoice:
-		info.add(leaf("INVOICE_ID", idText[0]), leaf("INVOICE_DATE", date), delivery, refs.deliveryInvoice,
-			language, parties, refs.issuer, refs.recipient, refs.buyer, refs.supplier, currency)
-	}
-	slots := headerSlots(&order.Order{Type: o.Type}, split, make([][]*order.Party, len(lines)), lines)
+	info := &node{name: b.k.info}
+	info.add(h.nodes()...)
+	slots := headerSlots(&order.Order{Type: o.Type}, h.split, make([][]*order.Party, len(lines)), lines)
 	info.add(b.remarks(b.head.ordered(slots), o.Remarks)...)
 
 	header := el(b.k.header, b.control(), info)
 	if o.Type == order.TypeInvoice {
-		header.add(el("ORDER_HISTORY", leaf("ORDER_ID", idText[1])))
+		header.add(el("ORDER_HISTORY", leaf("ORDER_ID", h.ids[1])))
 	}
 	list := &node{name: b.k.itemList, kids: items}
 	root := el(b.k.root, header, list, summary)
 	root.attrs = rootAttrs(o.Type)
 	return root, nil
+}
+
+// documentIDs returns the texts of the document's id fields (idFields),
+// the first of which is required. An order response is the supplier's
+// document: its own number goes to SUPPLIER_ORDER_ID and ORDER_ID is the
+// buyer's order it answers; with only one number that one is the ORDER_ID
+// (split reports the two numbers).
+func (b *builder) documentIDs() (ids []string, split bool, err error) {
+	o := &b.o
+	o.ID, o.BuyerOrderID = clean(o.ID), clean(o.BuyerOrderID)
+	if o.Type == order.TypeOrderResponse && o.ID == "" {
+		o.ID, o.BuyerOrderID = o.BuyerOrderID, ""
+	}
+	split = o.Type == order.TypeOrderResponse && o.BuyerOrderID != ""
+	fields := idFields(o, split)
+	ids = make([]string, len(fields))
+	for i, f := range fields {
+		ids[i] = b.field(f, f.elem, b.head)
+	}
+	if ids[0] == "" {
+		return nil, false, invalid("%s is missing (the order has no id)", fields[0].elem)
+	}
+	if o.Type == order.TypeOrder && o.BuyerOrderID != "" {
+		b.head.add(noteBuyerOrderID, o.BuyerOrderID)
+	}
+	return ids, split, nil
+}
+
+// issueDate is the document date; a document without one is dated by the
+// generation time, with a note saying so.
+func (b *builder) issueDate() (string, error) {
+	date, err := b.date(b.o.IssueDate, b.k.date)
+	if err != nil {
+		return "", err
+	}
+	if date == "" {
+		now := b.opts.GenerationTime
+		if now.IsZero() {
+			now = time.Now()
+		}
+		date = order.DateOf(now).String()
+		b.head.add(noteNoDate, date)
+	}
+	return date, nil
+}
+
+// language is the LANGUAGE element, or nil with a note for a language
+// outside the BMEcat list.
+func (b *builder) language() *node {
+	lang := clean(b.o.Language)
+	if code, ok := languageCode(lang); ok {
+		return leaf("bmecat:LANGUAGE", code, "default", "true")
+	}
+	if lang != "" {
+		b.head.add(noteLanguage, lang)
+	}
+	return nil
+}
+
+// headerInfo holds the parts of the header's info element, which each
+// document type arranges in its own order.
+type headerInfo struct {
+	typ                                   order.DocumentType
+	ids                                   []string
+	split                                 bool
+	date                                  string
+	delivery, language, parties, currency *node
+	refs                                  refs
+}
+
+// nodes returns the info element's children before its remarks.
+func (h *headerInfo) nodes() []*node {
+	r := h.refs
+	switch h.typ {
+	case order.TypeOrder:
+		return []*node{leaf("ORDER_ID", h.ids[0]), leaf("ORDER_DATE", h.date), h.delivery, h.language, h.parties,
+			el("ORDER_PARTIES_REFERENCE", r.buyer, r.supplier, r.invoiceRecipient,
+				el("SHIPMENT_PARTIES_REFERENCE", r.delivery)),
+			h.currency}
+	case order.TypeOrderResponse:
+		out := []*node{leaf("ORDER_ID", h.ids[0]), leaf("ORDERRESPONSE_DATE", h.date)}
+		if h.split {
+			out = append(out, leaf("SUPPLIER_ORDER_ID", h.ids[1]))
+		}
+		return append(out, h.delivery, h.language, h.parties,
+			el("ORDER_PARTIES_REFERENCE", r.buyer, r.supplier, r.invoiceRecipient,
+				el("SHIPMENT_PARTIES_REFERENCE", r.delivery)),
+			h.currency)
+	case order.TypeOrderChange:
+		return orderChangeInfo(h.ids[0], h.date, h.delivery, h.language, h.parties, r, h.currency)
+	case order.TypeInvoice:
+		return []*node{leaf("INVOICE_ID", h.ids[0]), leaf("INVOICE_DATE", h.date), h.delivery, r.deliveryInvoice,
+			h.language, h.parties, r.issuer, r.recipient, r.buyer, r.supplier, h.currency}
+	}
+	return nil
 }
 
 func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
@@ -341,6 +386,45 @@ type refs struct {
 // lacks are added with only an id and a role, so that every IDREF points at
 // a PARTY of the document. lines returns each PARTY's ADDRESS_REMARKS count.
 func (b *builder) parties() (*node, refs, []int, error) {
+	ps := b.partiesWithRequiredRoles()
+	used := make(map[string]bool)
+	for _, p := range ps {
+		used[limit(clean(p.ID), 250)] = true
+	}
+	list := &node{name: "PARTIES"}
+	var r refs
+	lines := make([]int, len(ps))
+	for i := range ps {
+		p := &ps[i]
+		idType := cleanToken(p.IDType, partyIDTypes...)
+		text := make(map[string]string)
+		for _, f := range partyFields(p) {
+			text[f.elem] = b.field(f, partyKey(i, f.elem), b.head)
+		}
+		id := uniquePartyID(text["bmecat:PARTY_ID"], p.Role, used)
+		var addr *node
+		addr, lines[i] = b.partyAddress(i, p, text)
+		ids := append([]*node{leaf("bmecat:PARTY_ID", id, "type", idType)}, otherPartyIDs(p)...)
+		list.add(el("PARTY", append(ids, leaf("PARTY_ROLE", partyRole(p.Role)), addr)...))
+		r.point(p.Role, id, idType)
+	}
+	// An invoice comes from its issuer, or else from the supplier, and goes
+	// to the invoice recipient, or else to the buyer.
+	if r.invoiceIssuer != nil {
+		r.issuer = r.invoiceIssuer
+	}
+	r.recipient = r.invoiceRecipient
+	if r.recipient == nil && r.buyer != nil {
+		r.recipient = &node{name: "INVOICE_RECIPIENT_IDREF", attrs: r.buyer.attrs, text: r.buyer.text}
+	}
+	return list, r, lines, nil
+}
+
+// partiesWithRequiredRoles returns the order's parties followed by an
+// empty party for every role the document type requires but the order
+// lacks: buyer and supplier, or for an invoice an issuer (else supplier)
+// and a recipient (else buyer).
+func (b *builder) partiesWithRequiredRoles() []order.Party {
 	ps := append([]order.Party(nil), b.o.Parties...)
 	has := func(r order.Role) bool {
 		for _, p := range ps {
@@ -365,111 +449,103 @@ func (b *builder) parties() (*node, refs, []int, error) {
 			ps = append(ps, order.Party{Role: r})
 		}
 	}
+	return ps
+}
 
-	used := make(map[string]bool)
-	for _, p := range ps {
-		used[limit(clean(p.ID), 250)] = true
+// uniquePartyID returns id, or for a party without one an id generated
+// from its role ("buyer", "buyer-2", ...) that no other party uses.
+func uniquePartyID(id string, role order.Role, used map[string]bool) string {
+	if id != "" {
+		return id
 	}
-	list := &node{name: "PARTIES"}
-	var r refs
-	lines := make([]int, len(ps))
-	for i := range ps {
-		p := &ps[i]
-		ns := b.head
-		idType := cleanToken(p.IDType, partyIDTypes...)
-		text := make(map[string]string)
-		for _, f := range partyFields(p) {
-			text[f.elem] = b.field(f, partyKey(i, f.elem), ns)
-		}
-		id := text["bmecat:PARTY_ID"]
-		if id == "" {
-			base := "party"
-			if partyRoles[string(p.Role)] {
-				base = string(p.Role)
-			}
-			id = base
-			for n := 2; used[id]; n++ {
-				id = base + "-" + strconv.Itoa(n)
-			}
-			used[id] = true
-		}
-		var country *node
-		if cc := clean(p.Address.CountryCoded); cc != "" {
-			if code, ok := countryCode(cc); ok {
-				country = leaf("bmecat:COUNTRY_CODED", code)
-			} else {
-				ns.add(partyKey(i, "Printed country code (not in the BMEcat country list)"), cc)
-			}
-		}
-		var remarks []*node
-		for _, l := range p.Address.Lines {
-			l = clean(l)
-			if l == "" {
-				continue
-			}
-			f := textField{"bmecat:ADDRESS_REMARKS", 250, &l}
-			remarks = append(remarks, leaf("bmecat:ADDRESS_REMARKS", b.field(f, partyKey(i, lineKey(f.elem, len(remarks))), ns)))
-		}
-		lines[i] = len(remarks)
-		addr := el("ADDRESS",
-			leaf("bmecat:NAME", text["bmecat:NAME"]),
-			leaf("bmecat:NAME2", text["bmecat:NAME2"]),
-			el("CONTACT_DETAILS", leaf("bmecat:CONTACT_NAME", text["bmecat:CONTACT_NAME"])),
-			leaf("bmecat:STREET", text["bmecat:STREET"]),
-			leaf("bmecat:ZIP", text["bmecat:ZIP"]),
-			leaf("bmecat:CITY", text["bmecat:CITY"]),
-			leaf("bmecat:STATE", text["bmecat:STATE"]),
-			leaf("bmecat:COUNTRY", text["bmecat:COUNTRY"]),
-			country,
-			leaf("bmecat:VAT_ID", text["bmecat:VAT_ID"]),
-			leaf("bmecat:PHONE", text["bmecat:PHONE"]),
-			leaf("bmecat:EMAIL", text["bmecat:EMAIL"]),
-		)
-		if addr != nil {
-			addr.add(remarks...)
-		} else if len(remarks) > 0 {
-			addr = &node{name: "ADDRESS", kids: remarks}
-		}
-		role := ""
-		if p.Role != "" {
-			role = "other"
-			if partyRoles[string(p.Role)] {
-				role = string(p.Role)
-			}
-		}
-		ids := append([]*node{leaf("bmecat:PARTY_ID", id, "type", idType)}, otherPartyIDs(p)...)
-		list.add(el("PARTY", append(ids, leaf("PARTY_ROLE", role), addr)...))
+	base := "party"
+	if partyRoles[string(role)] {
+		base = string(role)
+	}
+	id = base
+	for n := 2; used[id]; n++ {
+		id = base + "-" + strconv.Itoa(n)
+	}
+	used[id] = true
+	return id
+}
 
-		ref := func(slot **node, name string) {
-			if *slot == nil {
-				*slot = leaf(name, id, "type", idType)
-			}
+// partyRole is the PARTY_ROLE of role: "other" for a role openTRANS does
+// not know, empty for none.
+func partyRole(role order.Role) string {
+	if role == "" {
+		return ""
+	}
+	if partyRoles[string(role)] {
+		return string(role)
+	}
+	return "other"
+}
+
+// partyAddress writes the ADDRESS of party i from its field texts, with
+// the address lines as ADDRESS_REMARKS (lines counts them); a country code
+// outside the BMEcat list becomes a header note.
+func (b *builder) partyAddress(i int, p *order.Party, text map[string]string) (addr *node, lines int) {
+	var country *node
+	if cc := clean(p.Address.CountryCoded); cc != "" {
+		if code, ok := countryCode(cc); ok {
+			country = leaf("bmecat:COUNTRY_CODED", code)
+		} else {
+			b.head.add(partyKey(i, "Printed country code (not in the BMEcat country list)"), cc)
 		}
-		switch p.Role {
-		case order.RoleBuyer:
-			ref(&r.buyer, "bmecat:BUYER_IDREF")
-		case order.RoleSupplier:
-			ref(&r.supplier, "bmecat:SUPPLIER_IDREF")
-			ref(&r.issuer, "INVOICE_ISSUER_IDREF")
-		case roleInvoiceIssuer:
-			ref(&r.invoiceIssuer, "INVOICE_ISSUER_IDREF")
-		case order.RoleInvoice:
-			ref(&r.invoiceRecipient, "INVOICE_RECIPIENT_IDREF")
-		case order.RoleDelivery:
-			ref(&r.delivery, "DELIVERY_IDREF")
-			ref(&r.deliveryInvoice, "DELIVERY_IDREF")
+	}
+	var remarks []*node
+	for _, l := range p.Address.Lines {
+		l = clean(l)
+		if l == "" {
+			continue
+		}
+		f := textField{"bmecat:ADDRESS_REMARKS", 250, &l}
+		remarks = append(remarks, leaf("bmecat:ADDRESS_REMARKS", b.field(f, partyKey(i, lineKey(f.elem, len(remarks))), b.head)))
+	}
+	addr = el("ADDRESS",
+		leaf("bmecat:NAME", text["bmecat:NAME"]),
+		leaf("bmecat:NAME2", text["bmecat:NAME2"]),
+		el("CONTACT_DETAILS", leaf("bmecat:CONTACT_NAME", text["bmecat:CONTACT_NAME"])),
+		leaf("bmecat:STREET", text["bmecat:STREET"]),
+		leaf("bmecat:ZIP", text["bmecat:ZIP"]),
+		leaf("bmecat:CITY", text["bmecat:CITY"]),
+		leaf("bmecat:STATE", text["bmecat:STATE"]),
+		leaf("bmecat:COUNTRY", text["bmecat:COUNTRY"]),
+		country,
+		leaf("bmecat:VAT_ID", text["bmecat:VAT_ID"]),
+		leaf("bmecat:PHONE", text["bmecat:PHONE"]),
+		leaf("bmecat:EMAIL", text["bmecat:EMAIL"]),
+	)
+	if addr != nil {
+		addr.add(remarks...)
+	} else if len(remarks) > 0 {
+		addr = &node{name: "ADDRESS", kids: remarks}
+	}
+	return addr, len(remarks)
+}
+
+// point sets the references a party of role is the first of to its id.
+func (r *refs) point(role order.Role, id, idType string) {
+	ref := func(slot **node, name string) {
+		if *slot == nil {
+			*slot = leaf(name, id, "type", idType)
 		}
 	}
-	// An invoice comes from its issuer, or else from the supplier, and goes
-	// to the invoice recipient, or else to the buyer.
-	if r.invoiceIssuer != nil {
-		r.issuer = r.invoiceIssuer
+	switch role {
+	case order.RoleBuyer:
+		ref(&r.buyer, "bmecat:BUYER_IDREF")
+	case order.RoleSupplier:
+		ref(&r.supplier, "bmecat:SUPPLIER_IDREF")
+		ref(&r.issuer, "INVOICE_ISSUER_IDREF")
+	case roleInvoiceIssuer:
+		ref(&r.invoiceIssuer, "INVOICE_ISSUER_IDREF")
+	case order.RoleInvoice:
+		ref(&r.invoiceRecipient, "INVOICE_RECIPIENT_IDREF")
+	case order.RoleDelivery:
+		ref(&r.delivery, "DELIVERY_IDREF")
+		ref(&r.deliveryInvoice, "DELIVERY_IDREF")
 	}
-	r.recipient = r.invoiceRecipient
-	if r.recipient == nil && r.buyer != nil {
-		r.recipient = &node{name: "INVOICE_RECIPIENT_IDREF", attrs: r.buyer.attrs, text: r.buyer.text}
-	}
-	return list, r, lines, nil
 }
 
 func (b *builder) items() ([]*node, error) {
@@ -501,7 +577,6 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 		pos = strconv.Itoa(i + 1)
 	}
 	what := func(field string) string { return fmt.Sprintf("item %d (LINE_ITEM_ID %s): %s", i+1, pos, field) }
-	inv := b.o.Type == order.TypeInvoice
 
 	qty, err := b.decimal(it.Quantity, what("QUANTITY"))
 	if err != nil {
@@ -515,71 +590,22 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 	if !known {
 		ns.add(noteUnit, unit)
 	}
-	price, err := b.decimal(it.UnitPrice, what("PRICE_AMOUNT"))
+	priceFix, amount, err := b.itemPrice(&it, qty, ns, what)
 	if err != nil {
 		return nil, err
-	}
-	basis, err := b.decimal(it.PriceBasisQuantity, what("PRICE_QUANTITY"))
-	if err != nil {
-		return nil, err
-	}
-	rate, err := b.decimal(it.TaxRate, what("tax rate"))
-	if err != nil {
-		return nil, err
-	}
-	amount, err := b.decimal(it.LineAmount, what("PRICE_LINE_AMOUNT"))
-	if err != nil {
-		return nil, err
-	}
-	if inv && (price == "" || amount == "") {
-		return nil, invalid("%s: an invoice item needs a unit price and a line amount", what("PRODUCT_PRICE_FIX"))
-	}
-	allow, err := b.allowances(&it, qty, price, basis, ns, what)
-	if err != nil {
-		return nil, err
-	}
-	var priceFix *node
-	if price != "" {
-		var tax *node
-		if rate != "" {
-			factor := shiftDecimal(rate, -2)
-			if !checkDecimal(factor) {
-				return nil, invalid("%s %q is out of range", what("tax rate"), rate)
-			}
-			tax = el("TAX_DETAILS_FIX", leaf("bmecat:TAX_TYPE", "vat"), leaf("bmecat:TAX", factor))
-		}
-		priceFix = el("PRODUCT_PRICE_FIX", leaf("bmecat:PRICE_AMOUNT", price), allow, tax, leaf("bmecat:PRICE_QUANTITY", basis))
-	} else {
-		// Without a price there is no PRODUCT_PRICE_FIX to carry them.
-		if rate != "" {
-			ns.add(noteTaxRate, rate)
-		}
-		if basis != "" {
-			ns.add(notePriceBasis, basis)
-		}
 	}
 	delivery, err := b.deliveryDate(it.DeliveryDate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what("DELIVERY_DATE"), err)
 	}
-	if inv && delivery != nil {
+	if b.o.Type == order.TypeInvoice && delivery != nil {
 		// INVOICE_ITEM has no DELIVERY_DATE.
 		ns.add(noteDeliveryDate, it.DeliveryDate.String())
 		delivery = nil
 	}
-	long := limit(clean(it.LongDescription), 64000)
-	// PRODUCT_ID is mandatory even when the line names no article.
-	pid := &node{name: "PRODUCT_ID"}
-	pid.add(
-		leaf("bmecat:SUPPLIER_PID", text["bmecat:SUPPLIER_PID"], "type", "supplier_specific"),
-		leaf("bmecat:INTERNATIONAL_PID", text["bmecat:INTERNATIONAL_PID"], "type", "gtin"),
-		leaf("bmecat:BUYER_PID", text["bmecat:BUYER_PID"], "type", "buyer_specific"),
-		leaf("bmecat:DESCRIPTION_SHORT", text["bmecat:DESCRIPTION_SHORT"]),
-		leaf("bmecat:DESCRIPTION_LONG", long),
-	)
 	n := el(b.k.item,
 		leaf("LINE_ITEM_ID", pos),
-		pid,
+		productID(text, limit(clean(it.LongDescription), 64000)),
 		leaf("QUANTITY", qty),
 		leaf("bmecat:ORDER_UNIT", code),
 		priceFix,
@@ -588,6 +614,69 @@ func (b *builder) item(i int, it order.Item) (*node, error) {
 	)
 	n.add(b.remarks(ns.ordered(itemSlots(&order.Item{}, b.o.Type, "")), it.Remarks)...)
 	return n, nil
+}
+
+// itemPrice writes an item's PRODUCT_PRICE_FIX (price, allowances, tax and
+// price basis) and returns it with the line amount. An invoice item needs
+// a price and a line amount; without a price the tax rate and the price
+// basis have no element to go to and become notes.
+func (b *builder) itemPrice(it *order.Item, qty string, ns notes, what func(string) string) (priceFix *node, amount string, err error) {
+	price, err := b.decimal(it.UnitPrice, what("PRICE_AMOUNT"))
+	if err != nil {
+		return nil, "", err
+	}
+	basis, err := b.decimal(it.PriceBasisQuantity, what("PRICE_QUANTITY"))
+	if err != nil {
+		return nil, "", err
+	}
+	rate, err := b.decimal(it.TaxRate, what("tax rate"))
+	if err != nil {
+		return nil, "", err
+	}
+	amount, err = b.decimal(it.LineAmount, what("PRICE_LINE_AMOUNT"))
+	if err != nil {
+		return nil, "", err
+	}
+	if b.o.Type == order.TypeInvoice && (price == "" || amount == "") {
+		return nil, "", invalid("%s: an invoice item needs a unit price and a line amount", what("PRODUCT_PRICE_FIX"))
+	}
+	allow, err := b.allowances(it, qty, price, basis, ns, what)
+	if err != nil {
+		return nil, "", err
+	}
+	if price == "" {
+		// Without a price there is no PRODUCT_PRICE_FIX to carry them.
+		if rate != "" {
+			ns.add(noteTaxRate, rate)
+		}
+		if basis != "" {
+			ns.add(notePriceBasis, basis)
+		}
+		return nil, amount, nil
+	}
+	var tax *node
+	if rate != "" {
+		factor := shiftDecimal(rate, -2)
+		if !checkDecimal(factor) {
+			return nil, "", invalid("%s %q is out of range", what("tax rate"), rate)
+		}
+		tax = el("TAX_DETAILS_FIX", leaf("bmecat:TAX_TYPE", "vat"), leaf("bmecat:TAX", factor))
+	}
+	return el("PRODUCT_PRICE_FIX", leaf("bmecat:PRICE_AMOUNT", price), allow, tax, leaf("bmecat:PRICE_QUANTITY", basis)), amount, nil
+}
+
+// productID writes PRODUCT_ID, mandatory even when the line names no
+// article.
+func productID(text map[string]string, long string) *node {
+	pid := &node{name: "PRODUCT_ID"}
+	pid.add(
+		leaf("bmecat:SUPPLIER_PID", text["bmecat:SUPPLIER_PID"], "type", "supplier_specific"),
+		leaf("bmecat:INTERNATIONAL_PID", text["bmecat:INTERNATIONAL_PID"], "type", "gtin"),
+		leaf("bmecat:BUYER_PID", text["bmecat:BUYER_PID"], "type", "buyer_specific"),
+		leaf("bmecat:DESCRIPTION_SHORT", text["bmecat:DESCRIPTION_SHORT"]),
+		leaf("bmecat:DESCRIPTION_LONG", long),
+	)
+	return pid
 }
 
 func (b *builder) summary(count int) (*node, error) {
