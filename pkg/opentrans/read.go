@@ -325,52 +325,14 @@ func deliveryDate(ds []xDelivery) order.Date {
 // readParties appends the model parties to o and returns, per PARTY element,
 // the model parties made from it and its ADDRESS_REMARKS count (for notes).
 func readParties(o *order.Order, info *xInfo) ([][]*order.Party, []int) {
-	// fallback is the role Write points the IDREF at when the model has no
-	// party of the IDREF's own role (see builder.parties).
-	refs := []struct {
-		role, fallback order.Role
-		ids            []xRef
-	}{
-		{order.RoleBuyer, "", append(info.Buyer, info.InvoiceBuyer...)},
-		{order.RoleSupplier, "", append(info.Supplier, info.InvoiceSupplier...)},
-		{order.RoleInvoice, order.RoleBuyer, append(info.InvRecipient, info.Recipient...)},
-		{order.RoleDelivery, "", append(info.DeliveryRef, info.InvoiceDelivery...)},
-		{roleInvoiceIssuer, order.RoleSupplier, info.Issuer},
-	}
+	refs := readRefs(info)
 	referenced := make(map[string]bool)
 	for _, r := range refs {
 		for _, id := range r.ids {
 			referenced[clean(id.Value)] = true
 		}
 	}
-	// Roles come from PARTY_ROLE; an IDREF adds its role to the first PARTY
-	// it names when no PARTY claims that role itself (PARTY_ROLE is optional,
-	// and partners let ids repeat: buyer and delivery party often share the
-	// customer number, so an IDREF alone cannot tell them apart).
-	roles := make([][]order.Role, len(info.Parties))
-	claimed := make(map[order.Role]bool)
-	for i, xp := range info.Parties {
-		for _, r := range xp.Roles {
-			if r := order.Role(clean(r)); r != "" && !slices.Contains(roles[i], r) {
-				roles[i] = append(roles[i], r)
-				claimed[r] = true
-			}
-		}
-	}
-	for _, r := range refs {
-		if claimed[r.role] || len(r.ids) == 0 {
-			continue
-		}
-		id := clean(r.ids[0].Value)
-		for i, xp := range info.Parties {
-			if hasID(xp.IDs, id) {
-				if !slices.Contains(roles[i], r.role) && (r.fallback == "" || !slices.Contains(roles[i], r.fallback)) {
-					roles[i] = append(roles[i], r.role)
-				}
-				break
-			}
-		}
-	}
+	roles := elementRoles(info, refs)
 
 	type made struct {
 		p    order.Party
@@ -410,6 +372,57 @@ func readParties(o *order.Order, info *xInfo) ([][]*order.Party, []int) {
 		o.Parties = nil
 	}
 	return byElement, lines
+}
+
+// readRef is the IDREFs of one role in a document's header. fallback is
+// the role Write points the IDREF at when the model has no party of the
+// IDREF's own role (see builder.parties).
+type readRef struct {
+	role, fallback order.Role
+	ids            []xRef
+}
+
+func readRefs(info *xInfo) []readRef {
+	return []readRef{
+		{order.RoleBuyer, "", append(info.Buyer, info.InvoiceBuyer...)},
+		{order.RoleSupplier, "", append(info.Supplier, info.InvoiceSupplier...)},
+		{order.RoleInvoice, order.RoleBuyer, append(info.InvRecipient, info.Recipient...)},
+		{order.RoleDelivery, "", append(info.DeliveryRef, info.InvoiceDelivery...)},
+		{roleInvoiceIssuer, order.RoleSupplier, info.Issuer},
+	}
+}
+
+// elementRoles returns the roles of each PARTY element. Roles come from
+// PARTY_ROLE; an IDREF adds its role to the first PARTY it names when no
+// PARTY claims that role itself (PARTY_ROLE is optional, and partners let
+// ids repeat: buyer and delivery party often share the customer number, so
+// an IDREF alone cannot tell them apart).
+func elementRoles(info *xInfo, refs []readRef) [][]order.Role {
+	roles := make([][]order.Role, len(info.Parties))
+	claimed := make(map[order.Role]bool)
+	for i, xp := range info.Parties {
+		for _, r := range xp.Roles {
+			if r := order.Role(clean(r)); r != "" && !slices.Contains(roles[i], r) {
+				roles[i] = append(roles[i], r)
+				claimed[r] = true
+			}
+		}
+	}
+	for _, r := range refs {
+		if claimed[r.role] || len(r.ids) == 0 {
+			continue
+		}
+		id := clean(r.ids[0].Value)
+		for i, xp := range info.Parties {
+			if hasID(xp.IDs, id) {
+				if !slices.Contains(roles[i], r.role) && (r.fallback == "" || !slices.Contains(roles[i], r.fallback)) {
+					roles[i] = append(roles[i], r.role)
+				}
+				break
+			}
+		}
+	}
+	return roles
 }
 
 func hasID(ids []xRef, id string) bool {
