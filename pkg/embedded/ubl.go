@@ -77,47 +77,53 @@ func readUBLOrder(d *Document, root *elem) error {
 		Allowances:  v.decimal(tot.str("AllowanceTotalAmount"), "AllowanceTotalAmount"),
 	}
 	for i, ol := range root.all("OrderLine") {
-		li := ol.kid("LineItem")
-		it := order.Item{Position: li.str("ID")}
-		what := func(f string) string { return fmt.Sprintf("line %d (%s) %s", i+1, it.Position, f) }
-		item := li.kid("Item")
-		it.SupplierArticleID = item.str("SellersItemIdentification", "ID")
-		it.BuyerArticleID = item.str("BuyersItemIdentification", "ID")
-		if g := item.at("StandardItemIdentification", "ID"); g != nil && g.text != "" {
-			if s := g.attr("schemeID"); s == "" || s == schemeGTIN {
-				it.EAN = g.text
-			} else {
-				it.Remarks = append(it.Remarks, fmt.Sprintf("Standard id (scheme %s): %s", s, g.text))
-			}
-		}
-		it.Description, it.LongDescription = item.str("Name"), item.str("Description")
-		if q := li.kid("Quantity"); q != nil {
-			it.Quantity, it.Unit = v.decimal(q.text, what("quantity")), q.attr("unitCode")
-		}
-		it.UnitPrice = v.decimal(li.str("Price", "PriceAmount"), what("price"))
-		it.PriceBasisQuantity = v.decimal(li.str("Price", "BaseQuantity"), what("price base quantity"))
-		it.LineAmount = v.decimal(li.str("LineExtensionAmount"), what("line amount"))
-		it.TaxRate = v.decimal(item.str("ClassifiedTaxCategory", "Percent"), what("tax rate"))
-		ldp := li.at("Delivery", "RequestedDeliveryPeriod")
-		it.DeliveryDate = v.ublDate(ldp.str("StartDate"), what("delivery date"))
-		if it.DeliveryDate.IsZero() {
-			it.DeliveryDate = v.ublDate(ldp.str("EndDate"), what("delivery date"))
-		}
-		for _, n := range ol.all("Note") {
-			if n.text != "" {
-				it.Remarks = append(it.Remarks, n.text)
-			}
-		}
-		if n := li.str("Note"); n != "" {
-			it.Remarks = append(it.Remarks, n)
-		}
-		o.Items = append(o.Items, it)
+		o.Items = append(o.Items, ublItem(&v, ol, i))
 	}
 	if v.err != nil {
 		return v.err
 	}
 	d.Order = o
 	return nil
+}
+
+// ublItem reads the i-th OrderLine; a value that does not convert is
+// recorded in v.
+func ublItem(v *values, ol *elem, i int) order.Item {
+	li := ol.kid("LineItem")
+	it := order.Item{Position: li.str("ID")}
+	what := func(f string) string { return fmt.Sprintf("line %d (%s) %s", i+1, it.Position, f) }
+	item := li.kid("Item")
+	it.SupplierArticleID = item.str("SellersItemIdentification", "ID")
+	it.BuyerArticleID = item.str("BuyersItemIdentification", "ID")
+	if g := item.at("StandardItemIdentification", "ID"); g != nil && g.text != "" {
+		if s := g.attr("schemeID"); s == "" || s == schemeGTIN {
+			it.EAN = g.text
+		} else {
+			it.Remarks = append(it.Remarks, fmt.Sprintf("Standard id (scheme %s): %s", s, g.text))
+		}
+	}
+	it.Description, it.LongDescription = item.str("Name"), item.str("Description")
+	if q := li.kid("Quantity"); q != nil {
+		it.Quantity, it.Unit = v.decimal(q.text, what("quantity")), q.attr("unitCode")
+	}
+	it.UnitPrice = v.decimal(li.str("Price", "PriceAmount"), what("price"))
+	it.PriceBasisQuantity = v.decimal(li.str("Price", "BaseQuantity"), what("price base quantity"))
+	it.LineAmount = v.decimal(li.str("LineExtensionAmount"), what("line amount"))
+	it.TaxRate = v.decimal(item.str("ClassifiedTaxCategory", "Percent"), what("tax rate"))
+	ldp := li.at("Delivery", "RequestedDeliveryPeriod")
+	it.DeliveryDate = v.ublDate(ldp.str("StartDate"), what("delivery date"))
+	if it.DeliveryDate.IsZero() {
+		it.DeliveryDate = v.ublDate(ldp.str("EndDate"), what("delivery date"))
+	}
+	for _, n := range ol.all("Note") {
+		if n.text != "" {
+			it.Remarks = append(it.Remarks, n.text)
+		}
+	}
+	if n := li.str("Note"); n != "" {
+		it.Remarks = append(it.Remarks, n)
+	}
+	return it
 }
 
 // ublParty maps a cac:Party: PartyIdentification and EndpointID (GLN scheme
