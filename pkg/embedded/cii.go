@@ -116,20 +116,38 @@ func readOrderX(d *Document, root *elem) error {
 		o.Remarks = append(o.Remarks, extra...)
 	}
 	o.DeliveryDate = ciiEventDate(&v, del.kid("RequestedDeliverySupplyChainEvent"), "delivery date")
+	o.PaymentTerms = ciiPaymentTerms(set)
+	o.Remarks = append(o.Remarks, allowanceCharges(set)...)
+	o.Totals = ciiTotals(&v, set.kid("SpecifiedTradeSettlementHeaderMonetarySummation"))
+	for i, li := range tx.all("IncludedSupplyChainTradeLineItem") {
+		o.Items = append(o.Items, ciiItem(&v, li, i))
+	}
+	if v.err != nil {
+		return v.err
+	}
+	d.Order = o
+	return nil
+}
+
+// ciiPaymentTerms joins the descriptions of the payment terms.
+func ciiPaymentTerms(set *elem) string {
 	var terms []string
 	for _, t := range set.all("SpecifiedTradePaymentTerms") {
 		if s := t.str("Description"); s != "" {
 			terms = append(terms, s)
 		}
 	}
-	o.PaymentTerms = strings.Join(terms, "; ")
-	o.Remarks = append(o.Remarks, allowanceCharges(set)...)
-	sum := set.kid("SpecifiedTradeSettlementHeaderMonetarySummation")
+	return strings.Join(terms, "; ")
+}
+
+// ciiTotals reads the header's monetary summation; a value that does not
+// convert is recorded in v.
+func ciiTotals(v *values, sum *elem) order.Totals {
 	net := sum.str("TaxBasisTotalAmount")
 	if net == "" {
 		net = sum.str("LineTotalAmount")
 	}
-	o.Totals = order.Totals{
+	return order.Totals{
 		NetAmount:   v.decimal(net, "TaxBasisTotalAmount"),
 		TaxAmount:   v.decimal(sum.str("TaxTotalAmount"), "TaxTotalAmount"),
 		GrossAmount: v.decimal(sum.str("GrandTotalAmount"), "GrandTotalAmount"),
@@ -139,14 +157,6 @@ func readOrderX(d *Document, root *elem) error {
 		Charges:     v.decimal(sum.str("ChargeTotalAmount"), "ChargeTotalAmount"),
 		Allowances:  v.decimal(sum.str("AllowanceTotalAmount"), "AllowanceTotalAmount"),
 	}
-	for i, li := range tx.all("IncludedSupplyChainTradeLineItem") {
-		o.Items = append(o.Items, ciiItem(&v, li, i))
-	}
-	if v.err != nil {
-		return v.err
-	}
-	d.Order = o
-	return nil
 }
 
 // ciiEventDate is a requested delivery event's date: its occurrence date,
