@@ -146,7 +146,8 @@ type Catalogue struct {
 	stop context.CancelFunc
 	done chan struct{}
 	// reloaded, when set, is called after every reload (tests).
-	reloaded func()
+	reloaded  func()
+	namesOnly bool // Options.NamesOnly
 }
 
 // Options tune Open.
@@ -158,6 +159,11 @@ type Options struct {
 	Recheck time.Duration
 	// Reloaded is called after every reload (tests wait on it).
 	Reloaded func()
+	// NamesOnly keeps each current version's name, scope and party ids
+	// without compiling it: enough for Resolve, which is all the ingest API
+	// asks, so an ingest replica holds no client's compiled patterns.
+	// Current, Pinned and PinAttempt then serve no compiled template.
+	NamesOnly bool
 }
 
 // Open syncs opts.Dirs into the store (SyncDir), loads the
@@ -177,7 +183,7 @@ func Open(ctx context.Context, st *store.Store, logger *zap.Logger, opts Options
 		}
 	}
 	t := &Catalogue{st: st, log: logger, versions: map[versionKey]*Version{}, kick: make(chan struct{}, 1),
-		done: make(chan struct{}), reloaded: opts.Reloaded}
+		done: make(chan struct{}), reloaded: opts.Reloaded, namesOnly: opts.NamesOnly}
 	if err := t.Reload(ctx); err != nil {
 		return nil, err
 	}
@@ -274,7 +280,7 @@ func (t *Catalogue) Reload(ctx context.Context) error {
 		if !info.Enabled {
 			continue
 		}
-		v, err := t.versionLocked(ctx, info.ID, info.Version)
+		v, err := t.loadLocked(ctx, info)
 		if err != nil {
 			if ctx.Err() != nil {
 				current = nil // keep the cache as it was
@@ -293,7 +299,7 @@ func (t *Catalogue) Reload(ctx context.Context) error {
 		}
 		current[versionKey{info.ID, info.Version}] = v
 		names[info.Name] = v
-		for _, id := range v.Template.DocIntake.PartyIDs {
+		for _, id := range info.PartyIDs {
 			parties[id] = v
 		}
 		if old != nil {
@@ -308,6 +314,16 @@ func (t *Catalogue) Reload(ctx context.Context) error {
 		t.reloaded()
 	}
 	return nil
+}
+
+// loadLocked is the version info names for the snapshot: compiled, or with
+// NamesOnly only its names.
+func (t *Catalogue) loadLocked(ctx context.Context, info store.TemplateInfo) (*Version, error) {
+	if t.namesOnly {
+		return &Version{TemplateID: info.ID, Name: info.Name, ClientID: info.ClientID, Number: info.Version,
+			SHA256: info.SHA256}, nil
+	}
+	return t.versionLocked(ctx, info.ID, info.Version)
 }
 
 // versionLocked returns the compiled version, from the cache or the store.
@@ -390,6 +406,9 @@ func (t *Catalogue) Resolve(clientID, name, partyID string) (string, bool) {
 func (t *Catalogue) Current(clientID, name string) (*Version, bool) {
 	if name == generic.Name {
 		return GenericVersion, true
+	}
+	if t.namesOnly {
+		return nil, false // nothing compiled to serve
 	}
 	return t.snap.Load().byName(clientID, name)
 }

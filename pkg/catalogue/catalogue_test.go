@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -250,4 +251,33 @@ func TestCataloguePin(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = tm.PinAttempt(t.Context(), other, 1, "processor")
 	require.ErrorIs(t, err, catalogue.ErrTemplateUnavailable)
+}
+
+// A names-only catalogue (the ingest API's) resolves by name and party id
+// from the store's rows without compiling a pattern: a stored version its
+// engine could not compile still resolves there, while a compiling
+// catalogue leaves it out; and it serves no compiled version.
+func TestNamesOnlyCompilesNothing(t *testing.T) {
+	t.Parallel()
+	st, full := setupCatalogue(t)
+	pushed(t, st, "acme", tpl("po", "ACME PO", "4711"))
+	// Stored by an older release whose engine took it (the store does not
+	// compile): this engine wants at least one keyword.
+	broken := strings.Replace(tpl("bad", "BAD PO", "4712"), `keywords: ["BAD PO"]`, `keywords: []`, 1)
+	require.NotEqual(t, tpl("bad", "BAD PO", "4712"), broken)
+	_, err := st.PushTemplate(t.Context(), store.TemplatePush{Name: "bad", ClientID: "acme", Filename: "bad.yml",
+		Content: []byte(broken), PartyIDs: []string{"4712"}, PushedBy: "test"})
+	require.NoError(t, err)
+	require.NoError(t, full.Reload(t.Context()))
+	require.NoError(t, resolves(full, "acme", "bad", "", "")(), "a version that does not compile is not served")
+
+	names, err := catalogue.Open(t.Context(), st, zaptest.NewLogger(t), catalogue.Options{Recheck: -1, NamesOnly: true})
+	require.NoError(t, err)
+	t.Cleanup(names.Close)
+	for _, c := range [][4]string{{"acme", "po", "", "po"}, {"acme", "", "4711", "po"}, {"acme", "bad", "", "bad"},
+		{"acme", "", "4712", "bad"}, {"globex", "po", "", ""}} {
+		require.NoError(t, resolves(names, c[0], c[1], c[2], c[3])())
+	}
+	_, ok := names.Current("acme", "po")
+	require.False(t, ok, "nothing compiled to serve")
 }

@@ -31,7 +31,9 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer p.Close()
-	cat, err := catalogue.Open(ctx, p.Store, p.Logger.Named("templates"), catalogue.Options{Dirs: []string{p.Config.TemplatesDir}})
+	cat, err := catalogue.Open(ctx, p.Store, p.Logger.Named("templates"),
+		// The API only resolves names and party ids: nothing to compile.
+		catalogue.Options{Dirs: []string{p.Config.TemplatesDir}, NamesOnly: true})
 	if err != nil {
 		return err
 	}
