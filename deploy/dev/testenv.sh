@@ -39,6 +39,8 @@ testenv_packages() {
 	command -v pkg-config >/dev/null || need+=(pkg-config)
 	[ -f /usr/include/poppler/cpp/poppler-document.h ] || need+=(libpoppler-cpp-dev)
 	compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+	# Dovecot: the mailbox intake's tests start one on a free loopback port.
+	command -v dovecot >/dev/null || need+=(dovecot-imapd)
 	[ ${#need[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		testenv_log "apt-get install ${need[*]}"
