@@ -230,15 +230,7 @@ func (q *fairQueue) drain() []jetstream.Msg {
 // the loop below starts handlers in turn, and a ticker heartbeats the held
 // messages. Shutdown is Consume's.
 func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, concurrency int, f Fair, grace time.Duration) error {
-	if f.Tenant == nil {
-		f.Tenant = LastToken
-	}
-	if f.Window <= 0 {
-		f.Window = DefaultFairWindow
-	}
-	if f.PerTenant <= 0 || f.PerTenant > concurrency {
-		f.PerTenant = concurrency
-	}
+	f = f.withDefaults(concurrency)
 	if grace <= 0 {
 		grace = DefaultShutdownGrace
 	}
@@ -253,42 +245,9 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 
 	var iterErr error
 	pulled := make(chan struct{})
-	go func() {
-		defer close(pulled)
-		defer q.close()
-		for q.waitRoom() {
-			msg, err := iter.Next(jetstream.NextContext(ctx))
-			if err != nil {
-				if ctx.Err() == nil {
-					iterErr = err
-					if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-						iter.Stop()
-					}
-				}
-				return
-			}
-			q.add(f.Tenant(msg.Subject()), msg)
-		}
-	}()
+	go pullFair(ctx, iter, q, f.Tenant, pulled, &iterErr)
 	beats := make(chan struct{})
-	go func() {
-		defer close(beats)
-		if c.heartbeat <= 0 {
-			return
-		}
-		t := time.NewTicker(c.heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-pulled:
-				return
-			case <-t.C:
-				for _, msg := range q.snapshot() {
-					_ = msg.InProgress()
-				}
-			}
-		}
-	}()
+	go c.beatHeld(q, pulled, beats)
 
 	var inflight sync.WaitGroup
 	// The queue counts the workers in use (reserve ones included).
@@ -309,4 +268,61 @@ func (c *consumer) consumeFair(ctx context.Context, cons jetstream.Consumer, con
 	<-pulled
 	<-beats
 	return c.finish(ctx, iter, q.drain(), &inflight, grace, hardStop, iterErr)
+}
+
+// withDefaults fills in f's unset fields for concurrency workers.
+func (f Fair) withDefaults(concurrency int) Fair {
+	if f.Tenant == nil {
+		f.Tenant = LastToken
+	}
+	if f.Window <= 0 {
+		f.Window = DefaultFairWindow
+	}
+	if f.PerTenant <= 0 || f.PerTenant > concurrency {
+		f.PerTenant = concurrency
+	}
+	return f
+}
+
+// pullFair moves messages from iter into q, by tenant, while q has room,
+// and closes pulled and q when it stops. A pull error while ctx is live is
+// left in *iterErr (read only after pulled is closed).
+func pullFair(ctx context.Context, iter jetstream.MessagesContext, q *fairQueue, tenant func(string) string, pulled chan<- struct{}, iterErr *error) {
+	defer close(pulled)
+	defer q.close()
+	for q.waitRoom() {
+		msg, err := iter.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() == nil {
+				*iterErr = err
+				if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+					iter.Stop()
+				}
+			}
+			return
+		}
+		q.add(tenant(msg.Subject()), msg)
+	}
+}
+
+// beatHeld marks the messages waiting in q in progress every heartbeat
+// until pulled is closed, so that the server does not redeliver them while
+// they wait for a worker; it closes beats when it stops.
+func (c *consumer) beatHeld(q *fairQueue, pulled <-chan struct{}, beats chan<- struct{}) {
+	defer close(beats)
+	if c.heartbeat <= 0 {
+		return
+	}
+	t := time.NewTicker(c.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-pulled:
+			return
+		case <-t.C:
+			for _, msg := range q.snapshot() {
+				_ = msg.InProgress()
+			}
+		}
+	}
 }
