@@ -18,6 +18,12 @@ type Client struct {
 	// gets: "" or UnknownPartyReject is 400 template_not_found,
 	// UnknownPartyGeneric the built-in generic reader.
 	UnknownParty UnknownParty
+	// Review: ReviewHold keeps fixable rejections for an operator (issue
+	// 27) instead of delivering them; "" or ReviewOff delivers them.
+	Review Review
+	// ReviewTimeout is how long a held rejection waits for an operator
+	// before it is delivered as it is (0: DefaultReviewTimeout).
+	ReviewTimeout time.Duration
 }
 
 // UnknownParty is a client's answer to a party_id without a template.

@@ -108,6 +108,9 @@ var Transitions = []Transition{
 	{StateFinishedRejected, StateReceived, "reprocessed with the current template version"},
 	{StateFinishedIgnored, StateReceived, "reprocessed with the current template version"},
 	{StateFinishedWithFailure, StateReceived, "reprocessed with the current template version"},
+	// Issue 27: a rejection held for review (not delivered yet) becomes a
+	// success when an operator approves a corrected order.
+	{StateProcessedRejected, StateProcessedSuccess, "an operator approved a corrected order held for review"},
 }
 
 var allowed = func() map[[2]State]bool {

@@ -29,6 +29,8 @@ var designRows = []struct{ from, to []document.State }{
 	// DESIGN.md's last row (issue 12): reprocess with the current template
 	// version (dlq → received is listed above).
 	{[]document.State{"finished_success", "finished_rejected", "finished_ignored", "finished_with_failure"}, []document.State{"received"}},
+	// Issue 27: an operator approves a corrected order held for review.
+	{[]document.State{"processed_rejected"}, []document.State{"processed_success"}},
 }
 
 func TestCanTransitionEveryPair(t *testing.T) {
