@@ -33,6 +33,9 @@ type WriteOptions struct {
 	// when the invoice has none from the openTRANS list. Defaults to "EUR".
 	// Orders and order responses omit CURRENCY instead.
 	DefaultCurrency string
+	// ChangeSequence is an ORDERCHANGE's ORDERCHANGE_SEQUENCE_ID: 1 for
+	// the first change of an order, +1 for each further one. 0 means 1.
+	ChangeSequence int
 }
 
 // kind holds the element names that differ between the document types.
@@ -130,7 +133,7 @@ func build(in *order.Order, opts WriteOptions) (*node, error) {
 
 func (b *builder) document() (*node, error) {
 	o := &b.o
-	h := headerInfo{typ: o.Type}
+	h := headerInfo{typ: o.Type, sequence: b.opts.ChangeSequence}
 	var err error
 	h.ids, h.split, err = b.documentIDs()
 	if err != nil {
@@ -239,6 +242,7 @@ func (b *builder) language() *node {
 // document type arranges in its own order.
 type headerInfo struct {
 	typ                                   order.DocumentType
+	sequence                              int // ORDERCHANGE only
 	ids                                   []string
 	split                                 bool
 	date                                  string
@@ -265,7 +269,7 @@ func (h *headerInfo) nodes() []*node {
 				el("SHIPMENT_PARTIES_REFERENCE", r.delivery)),
 			h.currency)
 	case order.TypeOrderChange:
-		return orderChangeInfo(h.ids[0], h.date, h.delivery, h.language, h.parties, r, h.currency)
+		return orderChangeInfo(h.ids[0], h.date, h.sequence, h.delivery, h.language, h.parties, r, h.currency)
 	case order.TypeInvoice:
 		return []*node{leaf("INVOICE_ID", h.ids[0]), leaf("INVOICE_DATE", h.date), h.delivery, r.deliveryInvoice,
 			h.language, h.parties, r.issuer, r.recipient, r.buyer, r.supplier, h.currency}
