@@ -6,8 +6,10 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/jackc/pgx/v5"
 )
 
 // TokenHash is the SHA-256 of an access token, the only form stored.
@@ -25,8 +27,9 @@ func ParseTokenHash(s string) ([32]byte, error) {
 	return h, nil
 }
 
-// UpsertClient creates c or updates its name, webhook, secret and
-// unknown_party setting ("" is reject), and makes tokens (SHA-256s) valid
+// UpsertClient creates c or updates its name, webhook, secret,
+// unknown_party ("" is reject) and review settings ("" is off, a zero
+// timeout the default), and makes tokens (SHA-256s) valid
 // for it. Existing tokens stay valid: rotation adds
 // the new token first and removes the old one later with DeleteClientToken.
 // Returns EINVALID for a malformed id.
@@ -38,13 +41,20 @@ func (s *Store) UpsertClient(ctx context.Context, c document.Client, tokens ...[
 	if err != nil {
 		return err
 	}
+	review, err := document.ParseReview(string(c.Review))
+	if err != nil {
+		return err
+	}
 	return s.WithTx(ctx, func(tx *Store) error {
-		const q = `INSERT INTO clients (id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+		const q = `INSERT INTO clients (id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party,
+				review, review_timeout_seconds)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, webhook_url = EXCLUDED.webhook_url,
 				webhook_token = EXCLUDED.webhook_token, signing_secret = EXCLUDED.signing_secret,
-				unknown_party = EXCLUDED.unknown_party, updated_at = now()`
-		if _, err := tx.db.Exec(ctx, q, c.ID, c.Name, c.WebhookURL, c.WebhookToken, c.SigningSecret, c.WebhookEnabled, unknown); err != nil {
+				unknown_party = EXCLUDED.unknown_party, review = EXCLUDED.review,
+				review_timeout_seconds = EXCLUDED.review_timeout_seconds, updated_at = now()`
+		if _, err := tx.db.Exec(ctx, q, c.ID, c.Name, c.WebhookURL, c.WebhookToken, c.SigningSecret, c.WebhookEnabled, unknown,
+			review, reviewSeconds(c.ReviewWait())); err != nil {
 			return translate(err, "upsert client")
 		}
 		for _, h := range tokens {
@@ -105,12 +115,56 @@ func (s *Store) ClientByToken(ctx context.Context, token string) (document.Clien
 	return c, nil
 }
 
+// clientColumns are what scanClient reads.
+const clientColumns = `id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party, review,
+	review_timeout_seconds`
+
+func scanClient(row pgx.Row) (document.Client, error) {
+	var c document.Client
+	var secs int64
+	err := row.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty,
+		&c.Review, &secs)
+	c.ReviewTimeout = time.Duration(secs) * time.Second
+	return c, err
+}
+
+// clientOfDocument selects, after a document's columns, its client's
+// (clientOfDocumentDest scans them), FROM documents.
+const clientOfDocument = `cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled,
+		cl.unknown_party, cl.review, cl.review_timeout_seconds
+	FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party,
+		review, review_timeout_seconds FROM clients WHERE clients.id = documents.client_id) cl ON true`
+
+func clientOfDocumentDest(c *document.Client, secs *int64) []any {
+	return []any{&c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty, &c.Review, secs}
+}
+
+// reviewSeconds is a review timeout as stored: whole seconds, at least 1.
+func reviewSeconds(d time.Duration) int64 { return max(int64((d+time.Second-1)/time.Second), 1) }
+
+// SetReview sets a client's review settings (document.Client.Review and
+// ReviewTimeout; a zero timeout is the default). Returns ENOTFOUND for
+// unknown ids, EINVALID for an unknown value.
+func (s *Store) SetReview(ctx context.Context, id string, review document.Review, timeout time.Duration) error {
+	review, err := document.ParseReview(string(review))
+	if err != nil {
+		return err
+	}
+	tag, err := s.db.Exec(ctx, `UPDATE clients SET review = $2, review_timeout_seconds = $3, updated_at = now() WHERE id = $1`,
+		id, review, reviewSeconds(document.Client{ReviewTimeout: timeout}.ReviewWait()))
+	if err != nil {
+		return translate(err, "set review")
+	}
+	if tag.RowsAffected() == 0 {
+		return document.Errorf(document.ENOTFOUND, "client %s not found", id)
+	}
+	return nil
+}
+
 // Client returns one client. Returns ENOTFOUND for unknown ids.
 func (s *Store) Client(ctx context.Context, id string) (document.Client, error) {
-	const q = `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party FROM clients WHERE id = $1`
-	var c document.Client
-	if err := s.db.QueryRow(ctx, q, id).Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled,
-		&c.UnknownParty); err != nil {
+	c, err := scanClient(s.db.QueryRow(ctx, `SELECT `+clientColumns+` FROM clients WHERE id = $1`, id))
+	if err != nil {
 		return c, translate(err, fmt.Sprintf("client %s", id))
 	}
 	return c, nil
@@ -120,33 +174,29 @@ func (s *Store) Client(ctx context.Context, id string) (document.Client, error) 
 // webhook delivery needs). Returns ENOTFOUND for an unknown document.
 func (s *Store) DocumentWithClient(ctx context.Context, documentID string) (document.Document, document.Client, error) {
 	var c document.Client
-	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+`, cl.name, cl.webhook_url, cl.webhook_token,
-			cl.signing_secret, cl.webhook_enabled, cl.unknown_party
-		FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
-			FROM clients WHERE clients.id = documents.client_id) cl ON true
-		WHERE documents.id = $1`, documentID)
+	row := s.db.QueryRow(ctx, `SELECT `+documentColumns+`, `+clientOfDocument+` WHERE documents.id = $1`, documentID)
+	var secs int64
 	d, err := scanDocument(scanFunc(func(dest ...any) error {
-		return row.Scan(append(dest, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty)...)
+		return row.Scan(append(dest, clientOfDocumentDest(&c, &secs)...)...)
 	}))
 	if err != nil {
 		return d, c, notFound(err, "document %s not found", documentID)
 	}
-	c.ID = d.ClientID
+	c.ID, c.ReviewTimeout = d.ClientID, time.Duration(secs)*time.Second
 	return d, c, nil
 }
 
 // Clients lists all clients ordered by id.
 func (s *Store) Clients(ctx context.Context) ([]document.Client, error) {
-	rows, err := s.db.Query(ctx, `SELECT id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
-		FROM clients ORDER BY id`)
+	rows, err := s.db.Query(ctx, `SELECT `+clientColumns+` FROM clients ORDER BY id`)
 	if err != nil {
 		return nil, translate(err, "list clients")
 	}
 	defer rows.Close()
 	var out []document.Client
 	for rows.Next() {
-		var c document.Client
-		if err := rows.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty); err != nil {
+		c, err := scanClient(rows)
+		if err != nil {
 			return nil, translate(err, "scan client")
 		}
 		out = append(out, c)

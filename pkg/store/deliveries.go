@@ -124,21 +124,19 @@ func (s *Store) EnsureDeliveryWithDocument(ctx context.Context, d Delivery, back
 		dv AS (SELECT ins.* FROM ins
 			UNION ALL
 			SELECT ` + deliveryColumns + ` FROM deliveries WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)),
-		doc AS (SELECT ` + documentColumns + `, cl.name, cl.webhook_url, cl.webhook_token, cl.signing_secret, cl.webhook_enabled,
-				cl.unknown_party
-			FROM documents JOIN LATERAL (SELECT name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party
-				FROM clients WHERE clients.id = documents.client_id) cl ON true
+		doc AS (SELECT ` + documentColumns + `, ` + clientOfDocument + `
 			WHERE documents.id = $2)
 		SELECT dv.*, doc.* FROM dv, doc`
 	row := s.db.QueryRow(ctx, q, d.ID, d.DocumentID, d.ClientID, d.LogID, d.State, d.Status, nullable(d.RedeliveryOf), backstop)
+	var secs int64
 	dv, err = scanDelivery(scanFunc(func(dvDest ...any) error {
 		var derr error
 		doc, derr = scanDocument(scanFunc(func(docDest ...any) error {
-			return row.Scan(slices.Concat(dvDest, docDest,
-				[]any{&c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty})...)
+			return row.Scan(slices.Concat(dvDest, docDest, clientOfDocumentDest(&c, &secs))...)
 		}))
 		return derr
 	}))
+	c.ReviewTimeout = time.Duration(secs) * time.Second
 	if err == pgx.ErrNoRows {
 		dv, err = s.Delivery(ctx, d.ID)
 		return dv, document.Document{}, document.Client{}, false, err

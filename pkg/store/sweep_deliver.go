@@ -17,7 +17,9 @@ var awaitingDelivery = statesWhere(document.State.AwaitsDelivery)
 func undeliveredQuery(before time.Time, job func(d document.Document) OutboxRow) sweepQuery {
 	return sweepQuery{
 		what: "undelivered",
-		where: `d.state = ANY($2::text[]) AND d.updated_at < $3
+		// A document held for review has no deliver job on purpose
+		// (review_until; see review.go): its release queues one.
+		where: `d.state = ANY($2::text[]) AND d.updated_at < $3 AND d.review_until IS NULL
 			AND NOT EXISTS (SELECT 1 FROM deliveries v WHERE v.document_id = d.id)`,
 		args:       []any{awaitingDelivery, before},
 		skipColumn: "d.id::text",
