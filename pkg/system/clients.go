@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
@@ -21,6 +22,24 @@ type ClientSpec struct {
 	SigningSecret string   `yaml:"signing_secret"`
 	// UnknownParty: reject (default) or generic (document.UnknownParty).
 	UnknownParty string `yaml:"unknown_party"`
+	// Review: off (default) or hold (document.Review): hold keeps
+	// rejections a person can fix for an operator until ReviewTimeout.
+	Review string `yaml:"review"`
+	// ReviewTimeout is a Go duration ("4h", "30m"); "" is
+	// document.DefaultReviewTimeout.
+	ReviewTimeout string `yaml:"review_timeout"`
+}
+
+// reviewTimeout parses ReviewTimeout ("" is 0, the default).
+func (c ClientSpec) reviewTimeout() (time.Duration, error) {
+	if c.ReviewTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(c.ReviewTimeout)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("review_timeout %q must be a duration of at least 1s, such as 4h or 30m", c.ReviewTimeout)
+	}
+	return d, nil
 }
 
 type clientsFile struct {
@@ -53,6 +72,12 @@ func LoadClientsFile(path string) ([]ClientSpec, error) {
 		if _, err := document.ParseUnknownParty(c.UnknownParty); err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
 		}
+		if _, err := document.ParseReview(c.Review); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+		}
+		if _, err := c.reviewTimeout(); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+		}
 		for _, h := range c.TokenSHA256 {
 			if _, err := store.ParseTokenHash(h); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
@@ -70,9 +95,10 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			sum, _ := store.ParseTokenHash(h) // validated by LoadClientsFile
 			hashes = append(hashes, sum)
 		}
+		timeout, _ := c.reviewTimeout() // validated by LoadClientsFile
 		err := st.UpsertClient(ctx, document.Client{ID: c.ID, Name: c.Name, WebhookURL: c.WebhookURL,
 			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true,
-			UnknownParty: document.UnknownParty(c.UnknownParty)}, hashes...)
+			UnknownParty: document.UnknownParty(c.UnknownParty), Review: document.Review(c.Review), ReviewTimeout: timeout}, hashes...)
 		if err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
