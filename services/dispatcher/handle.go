@@ -61,60 +61,12 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	}
 	defer local()
 
-	// A job's first copy creates the delivery and reads the document with
-	// its client in the same statement; a later copy reads all three.
-	dv, doc, client, loaded, err := d.store.EnsureDeliveryWithDocument(ctx, deliveryFromJob(job), d.tuning.Backstop)
-	if err != nil {
+	dv, doc, client, pending, err := d.loadPending(ctx, job)
+	if !pending {
 		return err
 	}
-	if int(job.GetAttempt()) < dv.Claim {
-		return nil // a stale copy: the scheduler has republished this delivery
-	}
-	switch dv.Outcome {
-	case store.DeliveryDelivered:
-		// Delivered, but the process may have died before finishing the
-		// document: complete it now.
-		doc, err := d.store.Document(ctx, dv.DocumentID)
-		if err != nil {
-			return err
-		}
-		return d.finish(ctx, dv, doc)
-	case store.DeliveryPending:
-	default:
-		return nil
-	}
-	if !loaded {
-		// The document and its client in one read: the client is needed
-		// for every delivery that goes out, which is nearly all of them.
-		if doc, client, err = d.store.DocumentWithClient(ctx, dv.DocumentID); err != nil {
-			if document.ErrorKind(err) == document.ENOTFOUND {
-				return queue.Permanent(err)
-			}
-			return err
-		}
-	}
-	if dv.State == document.StateProcessedIgnored {
-		// Asked of the version the attempt was pinned to, recorded when
-		// the processor pinned it: a push since then does not change the
-		// answer, and the dispatcher compiles no template.
-		want, err := d.store.IgnoredFeedback(ctx, doc.ID)
-		if err != nil {
-			return err
-		}
-		if !want {
-			return d.closeIgnored(ctx, dv, doc)
-		}
-	}
-	if !document.Deliverable(dv.State, doc.State) {
-		detail := fmt.Sprintf("document is %s now", doc.State)
-		d.metrics.deliveries.WithLabelValues(string(dv.Status), "superseded").Inc()
-		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySuperseded, nil, detail)
-	}
-	if !client.WebhookEnabled {
-		// Parked: due at once, but the scheduler skips disabled clients
-		// until `intakectl clients enable`.
-		now := time.Now()
-		return d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliveryPending, &now, "endpoint disabled")
+	if done, err := d.settleUndeliverable(ctx, dv, doc, client); done {
+		return err
 	}
 	dv, slot, res, err := d.limits.claim(ctx, job.GetClientId(), dv.ID, d.cfg.WebhookTimeout+d.tuning.LeaseMargin)
 	switch {
@@ -127,6 +79,78 @@ func (d *dispatcher) handle(ctx context.Context, m queue.Delivery) error {
 	}
 	defer slot.release(ctx)
 	return d.attempt(ctx, dv, doc, client, slot)
+}
+
+// loadPending returns the job's delivery with its document and client.
+// pending is false when the delivery is not (or no longer) to be attempted:
+// handle then returns err, nil for a stale copy or a delivery already
+// settled, whose document loadPending completes when the process died
+// before finishing it.
+func (d *dispatcher) loadPending(ctx context.Context, job *jobspb.DeliverJob) (dv store.Delivery, doc document.Document, client document.Client, pending bool, err error) {
+	// A job's first copy creates the delivery and reads the document with
+	// its client in the same statement; a later copy reads all three.
+	dv, doc, client, loaded, err := d.store.EnsureDeliveryWithDocument(ctx, deliveryFromJob(job), d.tuning.Backstop)
+	if err != nil {
+		return dv, doc, client, false, err
+	}
+	if int(job.GetAttempt()) < dv.Claim {
+		return dv, doc, client, false, nil // a stale copy: the scheduler has republished this delivery
+	}
+	switch dv.Outcome {
+	case store.DeliveryDelivered:
+		// Delivered, but the process may have died before finishing the
+		// document: complete it now.
+		doc, err := d.store.Document(ctx, dv.DocumentID)
+		if err != nil {
+			return dv, doc, client, false, err
+		}
+		return dv, doc, client, false, d.finish(ctx, dv, doc)
+	case store.DeliveryPending:
+	default:
+		return dv, doc, client, false, nil
+	}
+	if !loaded {
+		// The document and its client in one read: the client is needed
+		// for every delivery that goes out, which is nearly all of them.
+		if doc, client, err = d.store.DocumentWithClient(ctx, dv.DocumentID); err != nil {
+			if document.ErrorKind(err) == document.ENOTFOUND {
+				return dv, doc, client, false, queue.Permanent(err)
+			}
+			return dv, doc, client, false, err
+		}
+	}
+	return dv, doc, client, true, nil
+}
+
+// settleUndeliverable settles a pending delivery that is not to be sent:
+// an ignored document whose template wants no feedback, a document that
+// has moved on, a client whose endpoint is disabled. done reports that it
+// did (or failed to: err).
+func (d *dispatcher) settleUndeliverable(ctx context.Context, dv store.Delivery, doc document.Document, client document.Client) (done bool, err error) {
+	if dv.State == document.StateProcessedIgnored {
+		// Asked of the version the attempt was pinned to, recorded when
+		// the processor pinned it: a push since then does not change the
+		// answer, and the dispatcher compiles no template.
+		want, err := d.store.IgnoredFeedback(ctx, doc.ID)
+		if err != nil {
+			return true, err
+		}
+		if !want {
+			return true, d.closeIgnored(ctx, dv, doc)
+		}
+	}
+	if !document.Deliverable(dv.State, doc.State) {
+		detail := fmt.Sprintf("document is %s now", doc.State)
+		d.metrics.deliveries.WithLabelValues(string(dv.Status), "superseded").Inc()
+		return true, d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliverySuperseded, nil, detail)
+	}
+	if !client.WebhookEnabled {
+		// Parked: due at once, but the scheduler skips disabled clients
+		// until `intakectl clients enable`.
+		now := time.Now()
+		return true, d.store.SetDeliveryOutcome(ctx, dv.ID, store.DeliveryPending, &now, "endpoint disabled")
+	}
+	return false, nil
 }
 
 // busy turns away a job whose client has no free slot, here or
