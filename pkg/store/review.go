@@ -76,18 +76,25 @@ func (s *Store) ReleaseReview(ctx context.Context, id, actor, detail string, job
 	return out, err
 }
 
-// ApproveReview ends a document's hold and applies c (processed_rejected →
-// processed_success with its results and deliver job) in one transaction.
-// Of two concurrent approvals exactly one wins: the other waits for the
-// row, then finds nothing held and gets ECONFLICT.
-func (s *Store) ApproveReview(ctx context.Context, c Change) (document.Document, error) {
+// ApproveReview ends a document's hold and applies the change build
+// returns (processed_rejected → processed_success with its results and
+// deliver job) in one transaction. build runs while the transaction holds
+// the document's row, so it may write the result objects: of two
+// concurrent approvals exactly one builds and wins, the other waits for
+// the row, then finds nothing held and gets ECONFLICT without writing.
+func (s *Store) ApproveReview(ctx context.Context, id string, build func(d document.Document) (Change, error)) (document.Document, error) {
 	var out document.Document
 	err := s.WithTx(ctx, func(tx *Store) error {
-		if _, err := tx.releaseHold(ctx, c.DocumentID); err != nil {
+		d, err := tx.releaseHold(ctx, id)
+		if err != nil {
 			return err
 		}
-		d, err := tx.Transition(ctx, c)
-		out = d
+		c, err := build(d)
+		if err != nil {
+			return err
+		}
+		c.DocumentID = id
+		out, err = tx.Transition(ctx, c)
 		return err
 	})
 	return out, err
