@@ -8,8 +8,8 @@ VERSITYGW_VERSION := v1.8.0
 # The module proxy refuses the tag 2025.1.1 (403); v0.6.1 is the same release
 # under its module version.
 STATICCHECK_VERSION := v0.6.1
-MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/standalone services/intakectl services/pogen services/systemtest
-SERVICES  := ingest processor dispatcher standalone intakectl
+MODULES   := pkg pkg/client services/ingest services/processor services/dispatcher services/mailintake services/standalone services/intakectl services/pogen services/systemtest
+SERVICES  := ingest processor dispatcher mailintake standalone intakectl
 # go test flags for `make test`; CI and developers run the same.
 TESTFLAGS ?= -race -count=1 -timeout 20m
 # Each fuzz target runs this long in `make test` (bounded exploration on top of
@@ -20,7 +20,7 @@ export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
 
 .PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-generic bench-processor clean chaos fuzz
 
-build: ## build bin/ingest bin/processor bin/dispatcher bin/standalone bin/intakectl
+build: ## build bin/ingest bin/processor bin/dispatcher bin/mailintake bin/standalone bin/intakectl
 	@mkdir -p $(BIN)
 	@for s in $(SERVICES); do \
 		(cd services/$$s && go build -trimpath -o ../../$(BIN)/$$s ./cmd/$$s) || exit 1; \

@@ -32,6 +32,7 @@ type Config struct {
 	SubjectPrefix  string
 	S3             S3
 	ClientsFile    string
+	MailboxesFile  string
 	TemplatesDir   string
 	// TemplateBudget bounds one template run (one document, one sample):
 	// template.RunOptions.Budget, set on the services' contexts with
@@ -308,6 +309,7 @@ var Vars = []Var{
 	{"INTAKE_S3_SECRET_KEY", "", "S3 secret access key.", str(func(c *Config) *string { return &c.S3.SecretKey })},
 	{"INTAKE_S3_PATH_STYLE", "true", "Use path-style S3 addressing (needed by most self-hosted S3 servers).", boolean(func(c *Config) *bool { return &c.S3.PathStyle })},
 	{"INTAKE_CLIENTS_FILE", "", "YAML file of clients applied (upserted) at start; see README \"Adding a client\".", str(func(c *Config) *string { return &c.ClientsFile })},
+	{"INTAKE_MAILBOXES_FILE", "", "YAML file of the IMAP mailboxes the mailintake service reads orders from (see README \"Orders straight from the mailbox\"); empty: no mailbox is read.", str(func(c *Config) *string { return &c.MailboxesFile })},
 	{"INTAKE_TEMPLATES_DIR", "./deploy/templates", "Directory of extraction templates (*.yml, *.yaml, *.json, recursive; NAME.samples/ folders are samples), synced into PostgreSQL at start: a new or changed file becomes a new global version.", str(func(c *Config) *string { return &c.TemplatesDir })},
 	{"INTAKE_MAX_UPLOAD_BYTES", "26214400", "Largest accepted request body in bytes (25 MiB); larger uploads get 413.", byteSize(func(c *Config) *int64 { return &c.MaxUploadBytes })},
 	{"INTAKE_UPLOAD_RATE_LIMIT", "0", "Uploads one client may make per INTAKE_UPLOAD_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; a client's reprocess request and each PDF sample of its PUT /templates count as one upload. More get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.UploadRateLimit })},

@@ -1,0 +1,56 @@
+// Command mailintake runs docintake's mailbox intake as its own process:
+// the mailboxes of INTAKE_MAILBOXES_FILE, polled over IMAP.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/system"
+	"github.com/docintake/docintake/services/mailintake"
+)
+
+func main() {
+	// Unless GOGC/GOMEMLIMIT say otherwise: a larger GC target with a soft
+	// memory limit (see system.DefaultGC).
+	system.DefaultGC(os.Getenv)
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mailintake:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p, err := system.Open(ctx, "mailintake", getenv, system.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	var boxes []mailintake.Mailbox
+	if f := p.Config.MailboxesFile; f != "" {
+		if boxes, err = mailintake.LoadMailboxes(f); err != nil {
+			return err
+		}
+	}
+	cat, err := catalogue.Open(ctx, p.Store, p.Logger.Named("templates"),
+		// Intake only resolves names and party ids: nothing to compile.
+		catalogue.Options{Dirs: []string{p.Config.TemplatesDir}, NamesOnly: true})
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	in := &intake.Service{Store: p.Store, Objects: p.Objects, Templates: cat, SubjectPrefix: p.Config.SubjectPrefix,
+		Logger: p.Logger.Named("intake")}
+	return p.ServeWorker(ctx, func(ctx context.Context) error {
+		return mailintake.Run(ctx, mailintake.Deps{Mailboxes: boxes, Store: p.Store, Intake: in,
+			Logger: p.Logger, Registry: p.Registry, Getenv: getenv})
+	})
+}
