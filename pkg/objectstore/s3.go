@@ -136,17 +136,7 @@ func NewS3(cfg S3Config) (*S3, error) {
 	if cfg.HTTPClient != nil {
 		opts.HTTPClient = cfg.HTTPClient
 	} else {
-		// The SDK's transport settings with more idle connections: it keeps
-		// 10 per host, and with more requests in flight (32 concurrent
-		// uploads) every request beyond ten dialled a new connection and
-		// closed it afterwards, 5 % of ingest's CPU in connect(2) alone
-		// (`make bench -profile`). A plain *http.Client, not the SDK's
-		// buildable one (which s3.New copies), lets the SDK and the lean
-		// path share the connections.
-		tr := awshttp.NewBuildableClient().GetTransport()
-		tr.MaxIdleConns = maxIdleConns
-		tr.MaxIdleConnsPerHost = maxIdleConns
-		opts.HTTPClient = &http.Client{Transport: tr, CheckRedirect: noRedirects}
+		opts.HTTPClient = defaultHTTPClient()
 	}
 	s.httpc = opts.HTTPClient
 	// The SDK's endpoint rules decide the bucket's URL, once: path-style or
@@ -171,6 +161,20 @@ func NewS3(cfg S3Config) (*S3, error) {
 		return &b
 	}
 	return s, nil
+}
+
+// defaultHTTPClient is the SDK's transport settings with more idle
+// connections: it keeps 10 per host, and with more requests in flight
+// (32 concurrent uploads) every request beyond ten dialled a new
+// connection and closed it afterwards, 5 % of ingest's CPU in connect(2)
+// alone (`make bench -profile`). A plain *http.Client, not the SDK's
+// buildable one (which s3.New copies), lets the SDK and the lean path
+// share the connections.
+func defaultHTTPClient() *http.Client {
+	tr := awshttp.NewBuildableClient().GetTransport()
+	tr.MaxIdleConns = maxIdleConns
+	tr.MaxIdleConnsPerHost = maxIdleConns
+	return &http.Client{Transport: tr, CheckRedirect: noRedirects}
 }
 
 // noRedirects hands redirects back as responses: an S3 redirect (wrong
