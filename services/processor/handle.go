@@ -136,7 +136,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	}
 	switch res.outcome.Status {
 	case template.OutcomeSuccess:
-		return w.succeed(ctx, log, doc, res)
+		return w.deliverOrder(ctx, log, doc, v, res) // duplicates.go: once per PO content
 	case template.OutcomeRejected:
 		r := res.outcome.Reason
 		return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedRejected, Reason: &r,
@@ -271,6 +271,17 @@ func (w *worker) readSource(ctx context.Context, doc document.Document) ([]byte,
 
 // succeed stores the results and commits processed_success.
 func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Document, res *result) error {
+	c, err := w.putResults(ctx, doc, res)
+	if err != nil {
+		w.metrics.job(outRetry)
+		return err
+	}
+	return w.finish(ctx, log, doc, c, outSuccess)
+}
+
+// putResults stores the results and returns the processed_success change
+// that names them.
+func (w *worker) putResults(ctx context.Context, doc document.Document, res *result) (store.Change, error) {
 	// Keys follow the upload's date (like the source), so a retried
 	// document overwrites its own earlier results instead of leaving copies.
 	xmlKey := objectstore.ResultKey(doc.LogID, doc.CreatedAt, "xml")
@@ -291,12 +302,11 @@ func (w *worker) succeed(ctx context.Context, log *zap.Logger, doc document.Docu
 		err = jerr
 	}
 	if err != nil {
-		w.metrics.job(outRetry)
-		return err
+		return store.Change{}, err
 	}
 	xmlURI, jsonURI := w.objects.URI(xmlKey), w.objects.URI(jsonKey)
-	return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedSuccess, Reason: noReason(), Detail: res.outcome.Detail,
-		ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, outSuccess)
+	return store.Change{To: document.StateProcessedSuccess, Reason: noReason(), Detail: res.outcome.Detail,
+		ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI, DocumentDate: res.date()}, nil
 }
 
 // finish commits a processed_* state with the dispatcher's job. Every
