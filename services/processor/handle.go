@@ -138,6 +138,9 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	case template.OutcomeSuccess:
 		return w.deliverOrder(ctx, log, doc, v, res) // duplicates.go: once per PO content
 	case template.OutcomeRejected:
+		if held, err := w.holdForReview(ctx, log, doc, v, res); held { // review.go
+			return err
+		}
 		r := res.outcome.Reason
 		return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedRejected, Reason: &r,
 			Detail: res.outcome.Detail, DocumentDate: res.date()}, outRejected)

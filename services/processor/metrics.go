@@ -27,7 +27,7 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 	m := &metrics{
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "docintake_processor_jobs_total",
-			Help: "Process jobs handled, by outcome (success, rejected, ignored, deferred, dlq, failed_attempt, retry, duplicate, superseded, invalid).",
+			Help: "Process jobs handled, by outcome (success, rejected, held_for_review, ignored, deferred, dlq, failed_attempt, retry, duplicate, superseded, invalid).",
 		}, []string{"outcome"}),
 		extractSecs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "docintake_processor_extraction_seconds",
@@ -65,6 +65,10 @@ var (
 	descDocuments = prometheus.NewDesc("docintake_documents", "Documents by state (from PostgreSQL).", []string{"state"}, nil)
 	descOldest    = prometheus.NewDesc("docintake_oldest_received_age_seconds",
 		"Age of the oldest document still in received (0 when none).", nil, nil)
+	descReviewPending = prometheus.NewDesc("docintake_review_pending",
+		"Rejections held for review (issue 27): waiting for an operator's approval or release, or their review timeout.", nil, nil)
+	descReviewOldest = prometheus.NewDesc("docintake_review_oldest_pending_age_seconds",
+		"How long the oldest rejection held for review has waited (0 when none).", nil, nil)
 	descPending = prometheus.NewDesc("docintake_consumer_pending",
 		"Messages not yet delivered to a JetStream consumer: the queue depth.", []string{"consumer"}, nil)
 	descAckPending = prometheus.NewDesc("docintake_consumer_ack_pending",
@@ -84,7 +88,8 @@ type stateCollector struct {
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descDocuments, descOldest, descPending, descAckPending, descRedelivered} {
+	for _, d := range []*prometheus.Desc{descDocuments, descOldest, descReviewPending, descReviewOldest, descPending,
+		descAckPending, descRedelivered} {
 		ch <- d
 	}
 }
@@ -106,6 +111,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			age = max(time.Since(at).Seconds(), 0)
 		}
 		ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, age)
+	}
+	if n, oldest, err := c.st.ReviewBacklog(ctx); err == nil {
+		age := 0.0
+		if n > 0 {
+			age = max(time.Since(oldest).Seconds(), 0)
+		}
+		ch <- prometheus.MustNewConstMetric(descReviewPending, prometheus.GaugeValue, float64(n))
+		ch <- prometheus.MustNewConstMetric(descReviewOldest, prometheus.GaugeValue, age)
 	}
 	for _, name := range c.consumers {
 		s, err := queue.Stats(ctx, c.js, c.stream, name)

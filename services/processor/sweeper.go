@@ -122,7 +122,11 @@ func (w *worker) sweep(ctx context.Context, stuckAfter time.Duration, q jobQueue
 		return n, err
 	}
 	m, err := w.sweepUndelivered(ctx, stuckAfter, q)
-	return n + m, err
+	if err != nil {
+		return n + m, err
+	}
+	k, err := w.sweepReviews(ctx) // review.go
+	return n + m + k, err
 }
 
 // sweepStuck re-enqueues lost process jobs (see sweep).
