@@ -877,11 +877,39 @@ func splitRegex(m *meter, re *Regex, s string) []string {
 // value stays a scalar and several a list. Fields already in the output are
 // not overwritten.
 func (t *Template) table(m *meter, idx int, ts *TableSpec, content string, res *Result, tr *Trace) {
-	out := res.Fields
 	name := fmt.Sprintf("tables[%d]", idx)
+	body, ok := tableBody(m, name, ts, content, res, tr)
+	if !ok {
+		return
+	}
+	var bt *BlockTrace
+	if tr != nil {
+		tr.Blocks = append(tr.Blocks, BlockTrace{Field: fmt.Sprintf("tables[%d]", idx), Start: ts.Start.Source, End: ts.End.Source})
+		bt = &tr.Blocks[len(tr.Blocks)-1]
+	}
+	collected, ok := tableRows(m, name, ts, body, res, bt)
+	if !ok {
+		return // Extract returns the stop
+	}
+	out := res.Fields
+	for _, k := range collected.Keys() {
+		if out.Has(k) {
+			continue
+		}
+		raw, _ := collected.Get(k)
+		if v := t.tableValue(k, raw.([]string), ts, res); truthy(v) {
+			out.Set(k, v)
+		}
+	}
+}
+
+// tableBody returns the text between the table's start and end; ok is
+// false when either is not found (traced as such), fails (recorded in res)
+// or the budget stops the search.
+func tableBody(m *meter, name string, ts *TableSpec, content string, res *Result, tr *Trace) (body string, ok bool) {
 	sm, err := ts.Start.search(m, content)
 	if m.stop() != nil {
-		return // Extract returns the stop
+		return "", false // Extract returns the stop
 	}
 	if err != nil {
 		res.fail(name, err)
@@ -890,12 +918,12 @@ func (t *Template) table(m *meter, idx int, ts *TableSpec, content string, res *
 		if err == nil && tr != nil {
 			tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Start: ts.Start.Source, End: ts.End.Source, NotFound: "start"})
 		}
-		return
+		return "", false
 	}
 	rest := content[sm[1]:]
 	em, err := ts.End.search(m, rest)
 	if m.stop() != nil {
-		return
+		return "", false
 	}
 	if err != nil {
 		res.fail(name, err)
@@ -904,22 +932,23 @@ func (t *Template) table(m *meter, idx int, ts *TableSpec, content string, res *
 		if err == nil && tr != nil {
 			tr.Blocks = append(tr.Blocks, BlockTrace{Field: name, Start: ts.Start.Source, End: ts.End.Source, NotFound: "end"})
 		}
-		return
+		return "", false
 	}
-	body := rest[:em[0]]
-	var bt *BlockTrace
-	if tr != nil {
-		tr.Blocks = append(tr.Blocks, BlockTrace{Field: fmt.Sprintf("tables[%d]", idx), Start: ts.Start.Source, End: ts.End.Source})
-		bt = &tr.Blocks[len(tr.Blocks)-1]
-	}
-	collected := NewObject()
+	return rest[:em[0]], true
+}
+
+// tableRows runs the body regex on every line of body and collects the
+// texts of each named group, in line order; ok is false when the budget
+// stops it.
+func tableRows(m *meter, name string, ts *TableSpec, body string, res *Result, bt *BlockTrace) (collected *Object, ok bool) {
+	collected = NewObject()
 	for _, line := range splitRegex(m, ts.LineSeparator, body) {
 		if strings.Trim(line, "\r\n") == "" {
 			continue
 		}
 		mm, err := ts.Body.search(m, line)
 		if m.stop() != nil {
-			return
+			return nil, false
 		}
 		if err != nil {
 			res.fail(name, err)
@@ -943,47 +972,46 @@ func (t *Template) table(m *meter, idx int, ts *TableSpec, content string, res *
 			collected.Set(gn, append(list, v))
 		}
 	}
-	for _, k := range collected.Keys() {
-		if out.Has(k) {
-			continue
+	return collected, true
+}
+
+// tableValue types the texts a table collected for field k (by the
+// table's types, the field's type or the name's prefix: date…, …date,
+// amount…) and reduces them by the field's group; without one, one value
+// stays a scalar and several a list. Values that do not convert are
+// recorded in res.Errors.
+func (t *Template) tableValue(k string, strs []string, ts *TableSpec, res *Result) any {
+	tf := ts.Fields[k]
+	typ := ts.Types[k]
+	if typ == "" {
+		typ = tf.Type
+	}
+	if typ == "" {
+		switch {
+		case strings.HasPrefix(k, "date") || strings.HasSuffix(k, "date"):
+			typ = "date"
+		case strings.HasPrefix(k, "amount"):
+			typ = "float"
 		}
-		raw, _ := collected.Get(k)
-		strs := raw.([]string)
-		tf := ts.Fields[k]
-		typ := ts.Types[k]
-		if typ == "" {
-			typ = tf.Type
-		}
-		if typ == "" {
-			switch {
-			case strings.HasPrefix(k, "date") || strings.HasSuffix(k, "date"):
-				typ = "date"
-			case strings.HasPrefix(k, "amount"):
-				typ = "float"
+	}
+	vals := make([]any, len(strs))
+	for i, s := range strs {
+		vals[i] = s
+		if typ != "" {
+			v, err := t.coerce(k, s, typ, ValueFormat{})
+			if err != nil {
+				res.Errors = append(res.Errors, err.Error())
 			}
+			vals[i] = v
 		}
-		vals := make([]any, len(strs))
-		for i, s := range strs {
-			vals[i] = s
-			if typ != "" {
-				v, err := t.coerce(k, s, typ, ValueFormat{})
-				if err != nil {
-					res.Errors = append(res.Errors, err.Error())
-				}
-				vals[i] = v
-			}
-		}
-		var v any
-		if tf.Group != "" {
-			v = finish(k, tf.Group, vals, res)
-		} else if len(vals) == 1 {
-			v = vals[0]
-		} else {
-			v = vals
-		}
-		if truthy(v) {
-			out.Set(k, v)
-		}
+	}
+	switch {
+	case tf.Group != "":
+		return finish(k, tf.Group, vals, res)
+	case len(vals) == 1:
+		return vals[0]
+	default:
+		return vals
 	}
 }
 
