@@ -468,57 +468,19 @@ func (r *Regex) walkRepl(repl string, lit func(byte), group func(int)) {
 // \UXXXXXXXX escapes; the (?u) flag.
 func translatePython(src string) (out string, needBT bool, err error) {
 	var b strings.Builder
-	inClass := false
-	ascii := false
-	if strings.HasPrefix(src, "(?") {
-		if end := strings.IndexByte(src, ')'); end > 0 {
-			flags := src[2:end]
-			if strings.Trim(flags, "aiLmsux") == "" {
-				ascii = strings.ContainsRune(flags, 'a')
-				if strings.ContainsRune(flags, 'x') || strings.ContainsRune(flags, 'L') {
-					return "", true, nil
-				}
-				f := strings.NewReplacer("a", "", "u", "").Replace(flags)
-				if f != "" {
-					b.WriteString("(?" + f + ")")
-				}
-				src = src[end+1:]
-			}
-		}
+	src, prefix, ascii, needBT := pythonFlags(src)
+	if needBT {
+		return "", true, nil
 	}
+	b.WriteString(prefix)
+	inClass := false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
 		case c == '\\' && i+1 < len(src):
-			d := src[i+1]
-			i++
-			switch d {
-			case 'w', 'W', 'd', 'D', 's', 'S':
-				if ascii {
-					b.WriteByte('\\')
-					b.WriteByte(d)
-					continue
-				}
-				b.WriteString(unicodeClass(d, inClass))
-			case 'Z':
-				b.WriteString(`\z`)
-			case 'u', 'U':
-				n := 4
-				if d == 'U' {
-					n = 8
-				}
-				if i+n >= len(src) {
-					return "", false, fmt.Errorf("regex %q: truncated \\%c escape", src, d)
-				}
-				b.WriteString(`\x{` + src[i+1:i+1+n] + `}`)
-				i += n
-			case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-				return "", true, nil
-			case '0':
-				b.WriteString(`\x00`)
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(d)
+			i, needBT, err = translateEscape(&b, src, i+1, ascii, inClass)
+			if err != nil || needBT {
+				return "", needBT, err
 			}
 		case inClass:
 			if c == ']' {
@@ -538,12 +500,7 @@ func translatePython(src string) (out string, needBT bool, err error) {
 				i++
 			}
 		case c == '(' && strings.HasPrefix(src[i:], "(?"):
-			rest := src[i+2:]
-			switch {
-			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"),
-				strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"),
-				strings.HasPrefix(rest, "P="), strings.HasPrefix(rest, ">"),
-				strings.HasPrefix(rest, "("), strings.HasPrefix(rest, "#"):
+			if backtrackingGroup(src[i+2:]) {
 				return "", true, nil
 			}
 			b.WriteByte(c)
@@ -558,6 +515,82 @@ func translatePython(src string) (out string, needBT bool, err error) {
 		}
 	}
 	return b.String(), false, nil
+}
+
+// pythonFlags takes a leading global flags group ((?aiLmsux)) off src.
+// prefix is the group as RE2 reads it (without Python's a and u flags),
+// ascii reports (?a) (\w and the like stay ASCII), and needBT reports the
+// flags RE2 lacks (verbose x, locale L). Without such a group src is
+// returned as it is.
+func pythonFlags(src string) (rest, prefix string, ascii, needBT bool) {
+	if !strings.HasPrefix(src, "(?") {
+		return src, "", false, false
+	}
+	end := strings.IndexByte(src, ')')
+	if end <= 0 {
+		return src, "", false, false
+	}
+	flags := src[2:end]
+	if strings.Trim(flags, "aiLmsux") != "" {
+		return src, "", false, false
+	}
+	if strings.ContainsRune(flags, 'x') || strings.ContainsRune(flags, 'L') {
+		return src, "", false, true
+	}
+	if f := strings.NewReplacer("a", "", "u", "").Replace(flags); f != "" {
+		prefix = "(?" + f + ")"
+	}
+	return src[end+1:], prefix, strings.ContainsRune(flags, 'a'), false
+}
+
+// translateEscape writes the RE2 form of the escape whose letter is at
+// src[i] and returns the index of the escape's last byte. needBT reports a
+// backreference; err a truncated \u or \U escape.
+func translateEscape(b *strings.Builder, src string, i int, ascii, inClass bool) (last int, needBT bool, err error) {
+	d := src[i]
+	switch d {
+	case 'w', 'W', 'd', 'D', 's', 'S':
+		if ascii {
+			b.WriteByte('\\')
+			b.WriteByte(d)
+			return i, false, nil
+		}
+		b.WriteString(unicodeClass(d, inClass))
+	case 'Z':
+		b.WriteString(`\z`)
+	case 'u', 'U':
+		n := 4
+		if d == 'U' {
+			n = 8
+		}
+		if i+n >= len(src) {
+			return i, false, fmt.Errorf("regex %q: truncated \\%c escape", src, d)
+		}
+		b.WriteString(`\x{` + src[i+1:i+1+n] + `}`)
+		i += n
+	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return i, true, nil
+	case '0':
+		b.WriteString(`\x00`)
+	default:
+		b.WriteByte('\\')
+		b.WriteByte(d)
+	}
+	return i, false, nil
+}
+
+// backtrackingGroup reports whether the group whose text after "(?" is
+// rest is one RE2 lacks: lookaround, a named backreference, an atomic
+// group, a conditional or a comment.
+func backtrackingGroup(rest string) bool {
+	switch {
+	case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"),
+		strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"),
+		strings.HasPrefix(rest, "P="), strings.HasPrefix(rest, ">"),
+		strings.HasPrefix(rest, "("), strings.HasPrefix(rest, "#"):
+		return true
+	}
+	return false
 }
 
 // pySpace is Python 3's \s for str patterns: ASCII whitespace plus \x1c-\x1f,
