@@ -118,6 +118,12 @@ func closeRefusals(next echo.HandlerFunc) echo.HandlerFunc {
 // sends nothing more after a refusal, so there is nothing to wait for.
 func lingerUnread(c echo.Context, body io.Reader) {
 	_ = http.NewResponseController(c.Response()).Flush()
+	if c.Request().ContentLength > unreadDrainMax {
+		// Declared larger than the drain: it would not end cleanly anyway,
+		// and net/http half-closes it; reading a megabyte of a body refused
+		// for its size would only be work for nothing.
+		return
+	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, unreadDrainMax))
 }
 

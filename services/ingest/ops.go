@@ -110,23 +110,6 @@ func derive(token, purpose string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (o *ops) routes(e *echo.Echo) {
-	g := e.Group("/ops", o.headers)
-	g.GET("", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/ops/") })
-	g.GET("/static/ops.css", o.handleCSS)
-	g.GET("/login", o.handleLoginForm)
-	g.POST("/login", o.handleLogin, o.form)
-	g.POST("/logout", o.handleLogout, o.form)
-	g.GET("/", o.handleIndex, o.auth)
-	g.GET("/documents", o.handleFind, o.auth)
-	g.GET("/documents/:log_id", o.handleDocument, o.auth)
-	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.form, o.checkCSRF)
-	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.form, o.checkCSRF)
-	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.form, o.checkCSRF)
-	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.form, o.checkCSRF) // ops_templates.go
-	g.GET("/templates", o.handleTemplates, o.auth)
-}
-
 // headers keep the pages out of caches and frames and allow nothing but our
 // own stylesheet and forms.
 func (o *ops) headers(next echo.HandlerFunc) echo.HandlerFunc {

@@ -19,8 +19,7 @@ func (s *Server) EnableReprocess(st *store.Store) {
 	if st == nil {
 		panic("ingest.EnableReprocess: nil store")
 	}
-	api := s.echo.Group(s.cfg.BasePath)
-	api.POST("/documents/:log_id/reprocess", s.handleReprocess(st), s.authenticate(), s.rateLimit())
+	s.reprocessRoutes(s.handleReprocess(st))
 }
 
 func (s *Server) handleReprocess(st *store.Store) echo.HandlerFunc {

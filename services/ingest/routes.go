@@ -14,7 +14,11 @@ var openAPISpec []byte
 // OpenAPI returns the OpenAPI 3.1 description of the client API.
 func OpenAPI() []byte { return openAPISpec }
 
-// routes is the whole API surface on one screen.
+// Every route of the service is registered in this file: routes the core API
+// at New, and the parts a deployment enables (EnableTemplates,
+// EnableReprocess, EnableOps) through the functions below.
+
+// routes is the core API surface.
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -45,4 +49,41 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/incoming-json", s.handleUploadJSON(), s.authenticate(), s.rateLimit(), s.bodyLimit())
 	api.GET("/documents/:log_id", s.handleDocument(), s.authenticate())
 	return e
+}
+
+// templateRoutes is the client template API (EnableTemplates). PUT's body is
+// capped by the template limits (readTemplateBody), not by
+// INTAKE_MAX_UPLOAD_BYTES.
+func (s *Server) templateRoutes(a *templatesAPI) {
+	api := s.echo.Group(s.cfg.BasePath)
+	api.GET("/templates", a.handleList, s.authenticate())
+	api.GET("/templates/:name", a.handleGet, s.authenticate())
+	api.PUT("/templates/:name", a.handlePut, s.authenticate(), s.templateChangeRate())
+	api.DELETE("/templates/:name", a.handleDelete, s.authenticate(), s.templateChangeRate())
+}
+
+// reprocessRoutes is a client's reprocess request (EnableReprocess): it
+// counts against the client's upload rate.
+func (s *Server) reprocessRoutes(h echo.HandlerFunc) {
+	api := s.echo.Group(s.cfg.BasePath)
+	api.POST("/documents/:log_id/reprocess", h, s.authenticate(), s.rateLimit())
+}
+
+// routes is the ops console (EnableOps): pages behind o.auth, forms with
+// o.form (size and time bounds) and o.checkCSRF.
+func (o *ops) routes(e *echo.Echo) {
+	g := e.Group("/ops", o.headers)
+	g.GET("", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/ops/") })
+	g.GET("/static/ops.css", o.handleCSS)
+	g.GET("/login", o.handleLoginForm)
+	g.POST("/login", o.handleLogin, o.form)
+	g.POST("/logout", o.handleLogout, o.form)
+	g.GET("/", o.handleIndex, o.auth)
+	g.GET("/documents", o.handleFind, o.auth)
+	g.GET("/documents/:log_id", o.handleDocument, o.auth)
+	g.POST("/documents/:log_id/requeue", o.handleAction("requeued"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/give-up", o.handleAction("given-up"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.form, o.checkCSRF)
+	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.form, o.checkCSRF) // ops_templates.go
+	g.GET("/templates", o.handleTemplates, o.auth)
 }

@@ -64,13 +64,7 @@ func (s *Server) EnableTemplates(st TemplateStore, text catalogue.TextFunc) {
 	}
 	a := &templatesAPI{st: st, text: text, lim: s.cfg.TemplateLimits, budget: s.cfg.TemplateBudget,
 		uploads: func() *clientLimit { return s.uploadLimit }}
-	api := s.echo.Group(s.cfg.BasePath)
-	api.GET("/templates", a.handleList, s.authenticate())
-	api.GET("/templates/:name", a.handleGet, s.authenticate())
-	// PUT's body is capped by the template limits (readTemplateBody), not
-	// by INTAKE_MAX_UPLOAD_BYTES.
-	api.PUT("/templates/:name", a.handlePut, s.authenticate(), s.templateChangeRate())
-	api.DELETE("/templates/:name", a.handleDelete, s.authenticate(), s.templateChangeRate())
+	s.templateRoutes(a)
 }
 
 // templateSummary is one entry of GET /templates.
