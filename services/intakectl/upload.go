@@ -92,19 +92,7 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 		pr.done(uploadLine(d), d.err != nil)
 	})
 	pr.finish()
-	var accepted, existed, failed int
-	for _, d := range docs {
-		switch {
-		case d.err != nil:
-			failed++
-		case d.existed:
-			existed++
-		default:
-			accepted++
-		}
-	}
-	fmt.Fprintf(env.Stdout, "%d files, %d documents: %d uploaded, %d already there, %d refused\n",
-		len(files), len(docs), accepted, existed, failed)
+	failed := printUploaded(env.Stdout, len(files), docs)
 	code := 0
 	if failed > 0 {
 		code = 1
@@ -116,17 +104,7 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 
-	wctx, cancel := context.WithTimeout(ctx, *waitTimeout)
-	defer cancel()
-	pending := slices.DeleteFunc(slices.Clone(docs), func(d *uploadFile) bool { return d.err != nil })
-	pr = newProgress(env, len(pending))
-	pr.phase("wait")
-	forEach(pending, *conc, func(d *uploadFile) {
-		doc, err := c.WaitOutcome(wctx, d.logID)
-		d.state, d.reason, d.err = doc.State, doc.StatusReason, err
-		pr.done(fmt.Sprintf("%-9s %s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, d.paths[0]), d.err != nil)
-	})
-	pr.finish()
+	waitOutcomes(ctx, env, c, docs, *conc, *waitTimeout)
 	if summarize(env.Stdout, docs) {
 		code = 1
 	}
@@ -201,6 +179,41 @@ func contentMessageID(path string) (string, error) {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// printUploaded prints how many of the documents were uploaded, already
+// there or refused, and returns the number refused.
+func printUploaded(w io.Writer, files int, docs []*uploadFile) (failed int) {
+	var accepted, existed int
+	for _, d := range docs {
+		switch {
+		case d.err != nil:
+			failed++
+		case d.existed:
+			existed++
+		default:
+			accepted++
+		}
+	}
+	fmt.Fprintf(w, "%d files, %d documents: %d uploaded, %d already there, %d refused\n",
+		files, len(docs), accepted, existed, failed)
+	return failed
+}
+
+// waitOutcomes follows every accepted document until processing decided
+// its outcome or timeout passed, recording state, reason or error in it.
+func waitOutcomes(ctx context.Context, env Env, c *client.Client, docs []*uploadFile, conc int, timeout time.Duration) {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pending := slices.DeleteFunc(slices.Clone(docs), func(d *uploadFile) bool { return d.err != nil })
+	pr := newProgress(env, len(pending))
+	pr.phase("wait")
+	forEach(pending, conc, func(d *uploadFile) {
+		doc, err := c.WaitOutcome(wctx, d.logID)
+		d.state, d.reason, d.err = doc.State, doc.StatusReason, err
+		pr.done(fmt.Sprintf("%-9s %s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, d.paths[0]), d.err != nil)
+	})
+	pr.finish()
 }
 
 func uploadOne(ctx context.Context, c *client.Client, d *uploadFile, partyID, tmpl, subject string) (logID string, existed bool, err error) {
