@@ -127,3 +127,13 @@ func (s *Store) SetDuplicateWindow(ctx context.Context, clientID string, days in
 	}
 	return nil
 }
+
+// DuplicateWindow returns a client's duplicate_window_days. Returns
+// ENOTFOUND for an unknown client.
+func (s *Store) DuplicateWindow(ctx context.Context, clientID string) (int, error) {
+	var days int
+	if err := s.db.QueryRow(ctx, `SELECT duplicate_window_days FROM clients WHERE id = $1`, clientID).Scan(&days); err != nil {
+		return 0, translate(err, "client "+clientID)
+	}
+	return days, nil
+}

@@ -28,6 +28,10 @@ type ClientSpec struct {
 	// ReviewTimeout is a Go duration ("4h", "30m"); "" is
 	// document.DefaultReviewTimeout.
 	ReviewTimeout string `yaml:"review_timeout"`
+	// DuplicateWindowDays is how many days a delivered PO counts for
+	// duplicates and revisions (issue 28); absent is
+	// store.DefaultDuplicateWindowDays, 0 turns the check off.
+	DuplicateWindowDays *int `yaml:"duplicate_window_days"`
 }
 
 // reviewTimeout parses ReviewTimeout ("" is 0, the default).
@@ -78,6 +82,9 @@ func LoadClientsFile(path string) ([]ClientSpec, error) {
 		if _, err := c.reviewTimeout(); err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
 		}
+		if w := c.DuplicateWindowDays; w != nil && *w < 0 {
+			return nil, fmt.Errorf("%s (%s): duplicate_window_days must be 0 or more, not %d", where, c.ID, *w)
+		}
 		for _, h := range c.TokenSHA256 {
 			if _, err := store.ParseTokenHash(h); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
@@ -100,6 +107,13 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true,
 			UnknownParty: document.UnknownParty(c.UnknownParty), Review: document.Review(c.Review), ReviewTimeout: timeout}, hashes...)
 		if err != nil {
+			return fmt.Errorf("apply client %s: %w", c.ID, err)
+		}
+		days := store.DefaultDuplicateWindowDays
+		if c.DuplicateWindowDays != nil {
+			days = *c.DuplicateWindowDays
+		}
+		if err := st.SetDuplicateWindow(ctx, c.ID, days); err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
 	}

@@ -116,6 +116,26 @@ func TestRevisedPOIsOrderChange(t *testing.T) {
 	require.True(t, strings.HasPrefix(b.eventTo(copyDoc, document.StateProcessedIgnored), "duplicate of "+third.LogID+" "))
 }
 
+// A PO delivered before the client's window is a new order again; a
+// window of 0 days turns the check off.
+func TestDuplicateWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.addArticles()
+	b.start()
+	pdf := orderPDF("WIN-1", nil)
+	first := b.waitState(b.upload(pdf, docOpts{}), document.StateProcessedSuccess, 20*time.Second)
+	_, err := b.st.Pool().Exec(t.Context(), `UPDATE po_identities SET delivered_at = now() - interval '91 days'`)
+	require.NoError(t, err)
+	second := b.waitState(b.upload(pdf, docOpts{}), document.StateProcessedSuccess, 20*time.Second)
+	require.Contains(t, string(b.read(second.ResultPath)), "<ORDER ", "outside the default 90 days: a new ORDER")
+	require.NotEqual(t, first.LogID, second.LogID)
+
+	require.NoError(t, b.st.SetDuplicateWindow(t.Context(), clientID, 0))
+	third := b.waitState(b.upload(pdf, docOpts{}), document.StateProcessedSuccess, 20*time.Second)
+	require.Contains(t, string(b.read(third.ResultPath)), "<ORDER ")
+}
+
 // Issue 28: copies of one PO processed at the same moment by two processor
 // instances give exactly one success; PostgreSQL's constraint decides, the
 // others are duplicates of the one delivered.
