@@ -32,6 +32,9 @@ import (
 // document won, so more than a few in a row is a storm worth a retry later.
 const poAttempts = 4
 
+// maxChanges bounds the changes a revision's history line lists.
+const maxChanges = 50
+
 // poIdentity is the PO an order belongs to; ok is false for documents that
 // are not orders (order responses, changes read from an attachment).
 func poIdentity(doc document.Document, v *catalogue.Version, o *order.Order) (store.POIdentity, bool) {
@@ -185,7 +188,11 @@ func revisionNote(d poDecision) (string, error) {
 		return "", fmt.Errorf("read order %s: %w", d.next.OrderID, err)
 	}
 	what := "no change in the compared values"
-	if changes := diffOrders(&prev, &cur); len(changes) > 0 {
+	changes := diffOrders(&prev, &cur)
+	if len(changes) > maxChanges { // a new order under an old number: the count says enough
+		changes = append(changes[:maxChanges], fmt.Sprintf("and %d more changes", len(changes)-maxChanges))
+	}
+	if len(changes) > 0 {
 		what = strings.Join(changes, "; ")
 	}
 	return fmt.Sprintf("revision %d of order %s (buyer %s), changes %s: %s",
