@@ -127,6 +127,9 @@ func (r Review) Approve(ctx context.Context, d document.Document, corrected resu
 		return d, err
 	}
 	v, err := r.Pinned(ctx, d.ID)
+	if err == nil && (v == nil || v.Template == nil) {
+		err = document.Errorf(document.EUNAVAILABLE, "no compiled template served")
+	}
 	if err != nil {
 		return d, fmt.Errorf("template of %s: %w", d.LogID, err)
 	}
