@@ -90,6 +90,8 @@ func TestStandaloneTemplateLifecycle(t *testing.T) {
 	st := store.New(pool)
 	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "other", Name: "Other", WebhookURL: "http://127.0.0.1:1/hook"},
 		store.TokenHash("other-token")))
+	// One PO is read again with each template version: not a duplicate here.
+	require.NoError(t, st.SetDuplicateWindow(t.Context(), "dev", 0))
 
 	pdf := pdftexttest.PDF([]string{"GENERATED ORDER", "Order no. G-4711", "Date: 2026-02-03", "Items",
 		"BOLT-1      Bolts M8      10      1.50", "Total 15.00"})
