@@ -41,28 +41,12 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 	}
 
 	if cfg.DatabaseURL == "" {
-		logf, err := os.OpenFile(filepath.Join(dataDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
-		if err != nil {
-			return fmt.Errorf("postgres log: %w", err)
-		}
-		defer logf.Close()
-		pw, err := secret(filepath.Join(dataDir, "postgres.password"))
+		url, stop, err := startPrivatePostgres(ctx, dataDir, logger)
 		if err != nil {
 			return err
 		}
-		cluster, err := pgcluster.Start(ctx, filepath.Join(dataDir, "postgres"), pw, logf)
-		if err != nil {
-			return fmt.Errorf("private postgres (or set INTAKE_DATABASE_URL): %w", err)
-		}
-		defer func() {
-			if err := cluster.Stop(); err != nil {
-				logger.Warn("stop postgres", zap.Error(err))
-			}
-		}()
-		cfg.DatabaseURL = cluster.URL
-		logger.Info("started private postgres", zap.String("dir", filepath.Join(dataDir, "postgres")),
-			zap.String("url", fmt.Sprintf("postgres://postgres:PASSWORD@127.0.0.1:%d/docintake", cluster.Port)),
-			zap.String("password_file", filepath.Join(dataDir, "postgres.password")))
+		defer stop()
+		cfg.DatabaseURL = url
 	}
 	st, err := store.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -89,11 +73,7 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 		return err
 	}
 
-	natsToken, err := secret(filepath.Join(dataDir, "nats.token"))
-	if err != nil {
-		return err
-	}
-	ns, err := startNATS(cfg.NATSListen, filepath.Join(dataDir, "nats"), natsToken)
+	ns, natsToken, err := startEmbeddedNATS(cfg.NATSListen, dataDir, logger)
 	if err != nil {
 		return err
 	}
@@ -101,8 +81,6 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	}()
-	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()),
-		zap.String("token_file", filepath.Join(dataDir, "nats.token")))
 	nc, js, err := system.ConnectNATS(ctx, withToken(ns.ClientURL(), natsToken), "docintake-standalone", cfg.Queue(), logger)
 	if err != nil {
 		return err
@@ -155,6 +133,52 @@ func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpl
 // without password as the token).
 func withToken(natsURL, token string) string {
 	return strings.Replace(natsURL, "nats://", "nats://"+token+"@", 1)
+}
+
+// startPrivatePostgres starts the PostgreSQL cluster standalone runs under
+// dataDir when no INTAKE_DATABASE_URL is set, and returns its URL and stop,
+// which shuts it down (logging a failure) and closes its log.
+func startPrivatePostgres(ctx context.Context, dataDir string, logger *zap.Logger) (url string, stop func(), err error) {
+	logf, err := os.OpenFile(filepath.Join(dataDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	if err != nil {
+		return "", nil, fmt.Errorf("postgres log: %w", err)
+	}
+	pw, err := secret(filepath.Join(dataDir, "postgres.password"))
+	if err != nil {
+		logf.Close()
+		return "", nil, err
+	}
+	cluster, err := pgcluster.Start(ctx, filepath.Join(dataDir, "postgres"), pw, logf)
+	if err != nil {
+		logf.Close()
+		return "", nil, fmt.Errorf("private postgres (or set INTAKE_DATABASE_URL): %w", err)
+	}
+	stop = func() {
+		if err := cluster.Stop(); err != nil {
+			logger.Warn("stop postgres", zap.Error(err))
+		}
+		logf.Close()
+	}
+	logger.Info("started private postgres", zap.String("dir", filepath.Join(dataDir, "postgres")),
+		zap.String("url", fmt.Sprintf("postgres://postgres:PASSWORD@127.0.0.1:%d/docintake", cluster.Port)),
+		zap.String("password_file", filepath.Join(dataDir, "postgres.password")))
+	return cluster.URL, stop, nil
+}
+
+// startEmbeddedNATS starts the embedded NATS server on listen with the
+// token kept under dataDir, and returns the server and the token.
+func startEmbeddedNATS(listen, dataDir string, logger *zap.Logger) (*server.Server, string, error) {
+	natsToken, err := secret(filepath.Join(dataDir, "nats.token"))
+	if err != nil {
+		return nil, "", err
+	}
+	ns, err := startNATS(listen, filepath.Join(dataDir, "nats"), natsToken)
+	if err != nil {
+		return nil, "", err
+	}
+	logger.Info("embedded nats listening", zap.String("url", ns.ClientURL()),
+		zap.String("token_file", filepath.Join(dataDir, "nats.token")))
+	return ns, natsToken, nil
 }
 
 // startNATS runs an embedded JetStream server on listen with its store in
