@@ -28,6 +28,21 @@ func (b *bundle) hold(timeout time.Duration) {
 	require.NoError(b.t, b.st.SetReview(b.t.Context(), clientID, document.ReviewHold, timeout))
 }
 
+// approvable starts a processor for a client that holds for review (with
+// the article mappings) and returns a held document with its reading.
+func approvable(t *testing.T) (*bundle, document.Document, lifecycle.Review, lifecycle.Reading) {
+	t.Helper()
+	b := setup(t, nil)
+	b.hold(time.Hour)
+	b.addArticles()
+	b.start()
+	d := b.heldDoc()
+	r := b.review()
+	rd, err := r.Held(t.Context(), d)
+	require.NoError(t, err)
+	return b, d, r, rd
+}
+
 func (b *bundle) review() lifecycle.Review {
 	return lifecycle.Review{Store: b.st, Objects: b.objects, Pinned: b.tmpls.Pinned, Prefix: b.qcfg.SubjectPrefix}
 }
@@ -113,14 +128,7 @@ func TestReviewOffDeliversRejection(t *testing.T) {
 // every change and the operator.
 func TestReviewApprove(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
-	b.hold(time.Hour)
-	b.addArticles()
-	b.start()
-	d := b.heldDoc()
-	r := b.review()
-	rd, err := r.Held(t.Context(), d)
-	require.NoError(t, err)
+	b, d, r, rd := approvable(t)
 	require.Equal(t, document.ReasonDocumentIDMissing, rd.Reason)
 	read := rd.Result.Order
 	require.Empty(t, read.OrderID)
@@ -135,7 +143,7 @@ func TestReviewApprove(t *testing.T) {
 	fixed.Items[1].LineAmount = "5.00"  // 20 × 0.25
 	fixed.Totals.NetAmount = "24.00"    // the lines make 23.00
 
-	_, err = r.Approve(t.Context(), d, fixed, "", "operator:alice")
+	_, err := r.Approve(t.Context(), d, fixed, "", "operator:alice")
 	require.Equal(t, document.EINVALID, document.ErrorKind(err))
 	require.ErrorContains(t, err, "does not close")
 	require.ErrorContains(t, err, "net_total")
@@ -173,14 +181,7 @@ func TestReviewApprove(t *testing.T) {
 // comment is on the event.
 func TestReviewApproveConfirmedDifference(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
-	b.hold(time.Hour)
-	b.addArticles()
-	b.start()
-	d := b.heldDoc()
-	r := b.review()
-	rd, err := r.Held(t.Context(), d)
-	require.NoError(t, err)
+	b, d, r, rd := approvable(t)
 	fixed := rd.Result.Order
 	fixed.OrderID = "PO-78"
 	fixed.Totals.NetAmount, fixed.Items[0].LineAmount, fixed.Items[1].LineAmount = "20.50", "15.00", "5.00"
@@ -194,14 +195,7 @@ func TestReviewApproveConfirmedDifference(t *testing.T) {
 // other is told (ECONFLICT), and only one success delivery is queued.
 func TestReviewConcurrentApprovals(t *testing.T) {
 	t.Parallel()
-	b := setup(t, nil)
-	b.hold(time.Hour)
-	b.addArticles()
-	b.start()
-	d := b.heldDoc()
-	r := b.review()
-	rd, err := r.Held(t.Context(), d)
-	require.NoError(t, err)
+	b, d, r, rd := approvable(t)
 	fixed := rd.Result.Order
 	fixed.OrderID = "PO-79"
 	errs := make([]error, 2)
