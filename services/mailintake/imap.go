@@ -84,13 +84,17 @@ func (c *conn) newUIDs(last uint32) ([]uint32, error) {
 	return sortedUIDs(data.AllUIDs(), last), nil
 }
 
-// size is a mail's RFC822.SIZE; ok is false when the mail is gone.
-func (c *conn) size(uid uint32) (int64, bool, error) {
-	msgs, err := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{RFC822Size: true, UID: true}).Collect()
+// size is a mail's RFC822.SIZE and Message-ID (from its envelope, so a
+// mail too large to read is still named); ok is false when it is gone.
+func (c *conn) size(uid uint32) (size int64, messageID string, ok bool, err error) {
+	msgs, err := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{RFC822Size: true, UID: true, Envelope: true}).Collect()
 	if err != nil || len(msgs) == 0 {
-		return 0, false, wrapIMAP("fetch size", err)
+		return 0, "", false, wrapIMAP("fetch size", err)
 	}
-	return msgs[0].RFC822Size, true, nil
+	if msgs[0].Envelope != nil {
+		messageID = msgs[0].Envelope.MessageID
+	}
+	return msgs[0].RFC822Size, messageID, true, nil
 }
 
 // body fetches a whole mail without setting \Seen.

@@ -56,11 +56,15 @@ func (r *mailRead) handle(ctx context.Context) error {
 // read fetches and parses the mail; a mail that can never become documents
 // comes back with the kind and reason of its rejection.
 func (r *mailRead) read() (m Mail, kind, reason string, err error) {
-	size, ok, err := r.c.size(r.row.UID)
+	size, envelopeID, ok, err := r.c.size(r.row.UID)
 	if err != nil || !ok {
 		return m, "", "", errors.Join(err, errGone(ok))
 	}
 	if size > r.p.d.Tuning.MaxMailBytes {
+		r.row.MessageID = envelopeID
+		if envelopeID == "" {
+			r.row.MessageID = fmt.Sprintf("uid-%d-%d@mailintake.invalid", r.row.UIDValidity, r.row.UID)
+		}
 		return m, "too_large", fmt.Sprintf("the mail has %d bytes, more than the %d read", size, r.p.d.Tuning.MaxMailBytes), nil
 	}
 	raw, err := r.c.body(r.row.UID)

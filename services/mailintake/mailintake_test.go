@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/textproto"
 	"os"
@@ -42,6 +43,7 @@ type env struct {
 	st   *store.Store
 	svc  *intake.Service
 	mb   mailintake.Mailbox
+	tune mailintake.Tuning
 }
 
 func setup(t *testing.T) env {
@@ -79,7 +81,7 @@ func (e env) pass(t *testing.T, hooks mailintake.Hooks) (passErr, runErr error) 
 	done := make(chan error, 1)
 	go func() {
 		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailintake.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
-			Logger: zaptest.NewLogger(t), Registry: prometheus.NewRegistry(), Hooks: hooks})
+			Logger: zaptest.NewLogger(t), Registry: prometheus.NewRegistry(), Hooks: hooks, Tuning: e.tune})
 	}()
 	passErr = <-passes
 	cancel()
@@ -240,4 +242,38 @@ func TestCrashBetweenSubmitAndMove(t *testing.T) {
 	require.Equal(t, 1, e.dc.count(t, "Processed"))
 	outcome := storetest.QueryMap[string, string](t, e.pool, `SELECT message_id, outcome FROM mailbox_mails`)
 	require.Equal(t, map[string]string{"po-3@buyer.example": "processed"}, outcome)
+}
+
+// failingObjects is an object store that is down.
+type failingObjects struct{ intake.Objects }
+
+func (failingObjects) Put(context.Context, string, io.Reader, int64, string) error {
+	return errors.New("object store down")
+}
+
+// A mail over the size limit is not read; one that fails for an outage
+// stays in the folder and is retried, and after MaxFailures reads goes to
+// the error folder with the last reason.
+func TestTooLargeAndRetriedMails(t *testing.T) {
+	e := setup(t)
+	e.tune = mailintake.Tuning{MaxMailBytes: 4 << 10, MaxFailures: 2}
+	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "big@buyer.example", "Big", part{"application/pdf", "big.pdf",
+		append(pdfBytes("big"), bytes.Repeat([]byte("x"), 8<<10)...)}))
+	passErr, _ := e.pass(t, mailintake.Hooks{})
+	require.NoError(t, passErr)
+	require.Equal(t, 1, e.dc.count(t, "Not processed"))
+
+	e.svc.Objects = failingObjects{e.svc.Objects}
+	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "retry@buyer.example", "Retry", part{"application/pdf", "a.pdf", pdfBytes("a")}))
+	passErr, _ = e.pass(t, mailintake.Hooks{})
+	require.ErrorContains(t, passErr, "object store unavailable")
+	require.Equal(t, 1, e.dc.count(t, "INBOX"), "an outage leaves the mail in the folder")
+	passErr, _ = e.pass(t, mailintake.Hooks{})
+	require.NoError(t, passErr)
+	require.Equal(t, 0, e.dc.count(t, "INBOX"))
+	require.Equal(t, 2, e.dc.count(t, "Not processed"))
+	reasons := storetest.QueryMap[string, string](t, e.pool, `SELECT message_id, outcome || ': ' || reason FROM mailbox_mails`)
+	require.Contains(t, reasons["big@buyer.example"], "failed: the mail has ")
+	require.Contains(t, reasons["retry@buyer.example"], "failed: failed 2 times, last: object store unavailable")
+	require.Empty(t, e.documents(t))
 }
