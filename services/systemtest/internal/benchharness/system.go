@@ -94,7 +94,9 @@ func (s *system) start(ctx context.Context, repo, templatesDir string) error {
 		tok := "bench-tok-" + randomHex(12)
 		s.tokens[id] = tok
 		sum := sha256.Sum256([]byte(tok))
-		fmt.Fprintf(&clients, "  - id: %s\n    name: %s\n    token_sha256: [%q]\n    webhook_url: %s/hook/%s\n    webhook_token: %s\n",
+		// The load repeats a few POs: every copy is processed as a new
+		// order (duplicate_window_days 0), as throughput is measured on.
+		fmt.Fprintf(&clients, "  - id: %s\n    name: %s\n    token_sha256: [%q]\n    webhook_url: %s/hook/%s\n    webhook_token: %s\n    duplicate_window_days: 0\n",
 			id, id, hex.EncodeToString(sum[:]), s.recv.url, id, hookToken)
 	}
 	clientsFile := filepath.Join(s.work, "clients.yaml")
