@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
@@ -53,200 +54,266 @@ func runExtract(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
 		return 2
 	}
-	fs := newFlags("extract", env)
-	var dirs stringsFlag
-	fs.Var(&dirs, "templates", "template directory (repeatable)")
-	name := fs.String("template", "", "use this template (by docintake name)")
-	party := fs.String("party-id", "", "use the template of this party id")
-	engine := fs.String("engine", "auto", "text engine: auto, resident, pdfium, pdftotext, ocr")
-	output := fs.String("output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
-	mode := fs.String("result-mode", "", "result mode: no_items")
-	mappingsFile := fs.String("mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
-	lenient := fs.Bool("lenient", false, "keep every template, its broken parts disabled (broken parts and duplicate names are warnings)")
-	strict := fs.Bool("strict", false, "refuse to run when a template does not load strictly, as the services push them")
-	timeout := fs.Duration("timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
-	gen := fs.Bool("generic", false, "read with the built-in generic reader instead of templates (output json, xml or debug)")
-	files, ok := parseFlags(fs, args)
+	fl, files, ok := parseExtractFlags(env, cfg, args)
 	if !ok {
 		return 2
 	}
-	if *gen { // extract_generic.go
-		return extractGeneric(ctx, env, cfg, genericArgs{files: files, output: *output, engine: *engine, timeout: *timeout,
-			mode: *mode, templated: len(dirs) > 0 || *name != "" || *party != ""})
+	if fl.generic { // extract_generic.go
+		return extractGeneric(ctx, env, cfg, genericArgs{files: files, output: fl.output, engine: fl.engine, timeout: fl.timeout,
+			mode: fl.mode, templated: len(fl.dirs) > 0 || fl.name != "" || fl.party != ""})
 	}
-	if len(files) == 0 || (*output != "text" && len(dirs) == 0) {
+	x, code := newExtractJob(env, cfg, fl, files)
+	if x == nil {
+		return code
+	}
+	defer x.close()
+	for _, f := range files {
+		if err := x.file(ctx, f); err != nil {
+			return fail(env, "%v", err)
+		}
+	}
+	if err := x.writeJSON(); err != nil {
+		return fail(env, "%v", err)
+	}
+	return x.code
+}
+
+// extractFlags is extract's command line.
+type extractFlags struct {
+	dirs                                            stringsFlag
+	name, party, engine, output, mode, mappingsFile string
+	lenient, strict, generic                        bool
+	timeout                                         time.Duration
+}
+
+func parseExtractFlags(env Env, cfg config.Config, args []string) (*extractFlags, []string, bool) {
+	fs := newFlags("extract", env)
+	var fl extractFlags
+	fs.Var(&fl.dirs, "templates", "template directory (repeatable)")
+	fs.StringVar(&fl.name, "template", "", "use this template (by docintake name)")
+	fs.StringVar(&fl.party, "party-id", "", "use the template of this party id")
+	fs.StringVar(&fl.engine, "engine", "auto", "text engine: auto, resident, pdfium, pdftotext, ocr")
+	fs.StringVar(&fl.output, "output", "json", "json (invoice2data's output), xml (openTRANS), text (layout text), debug")
+	fs.StringVar(&fl.mode, "result-mode", "", "result mode: no_items")
+	fs.StringVar(&fl.mappingsFile, "mappings", "", "CSV of mappings (kind,key,value) to resolve the template's lookups offline")
+	fs.BoolVar(&fl.lenient, "lenient", false, "keep every template, its broken parts disabled (broken parts and duplicate names are warnings)")
+	fs.BoolVar(&fl.strict, "strict", false, "refuse to run when a template does not load strictly, as the services push them")
+	fs.DurationVar(&fl.timeout, "timeout", cfg.PDFTimeout, "deadline for one PDF's text, OCR included (default INTAKE_PDF_TIMEOUT)")
+	fs.BoolVar(&fl.generic, "generic", false, "read with the built-in generic reader instead of templates (output json, xml or debug)")
+	files, ok := parseFlags(fs, args)
+	return &fl, files, ok
+}
+
+// extractJob is one template extract over its files: what every file runs
+// with, the text engine (opened on the first PDF: .txt inputs need none),
+// the JSON results so far and the exit code.
+type extractJob struct {
+	env     Env
+	output  string
+	set     *template.Set
+	ropts   template.RunOptions // copied for every file
+	opts    pdftext.Options
+	eng     pdftext.Engine
+	results []json.RawMessage
+	code    int
+}
+
+// newExtractJob checks the flags and loads the mappings and templates; a
+// nil job means extract exits with code.
+func newExtractJob(env Env, cfg config.Config, fl *extractFlags, files []string) (*extractJob, int) {
+	if len(files) == 0 || (fl.output != "text" && len(fl.dirs) == 0) {
 		fmt.Fprintln(env.Stderr, "usage: intakectl extract --templates DIR [--template NAME | --party-id ID] [--engine auto|resident|pdfium|pdftotext|ocr] [--timeout D] [--output json|xml|text|debug] [--result-mode no_items] FILE...")
-		return 2
+		return nil, 2
 	}
-	if *timeout <= 0 {
+	if fl.timeout <= 0 {
 		fmt.Fprintln(env.Stderr, "intakectl extract: --timeout must be positive")
-		return 2
+		return nil, 2
 	}
-	if *name != "" && *party != "" {
+	if fl.name != "" && fl.party != "" {
 		fmt.Fprintln(env.Stderr, "intakectl extract: give --template or --party-id, not both")
-		return 2
+		return nil, 2
 	}
-	switch *output {
+	switch fl.output {
 	case "json", "xml", "text", "debug":
 	default:
-		fmt.Fprintf(env.Stderr, "intakectl extract: unknown --output %q\n", *output)
-		return 2
+		fmt.Fprintf(env.Stderr, "intakectl extract: unknown --output %q\n", fl.output)
+		return nil, 2
 	}
-	rm, err := document.ParseResultMode(*mode)
+	rm, err := document.ParseResultMode(fl.mode)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "intakectl extract: %v\n", err)
-		return 2
+		return nil, 2
 	}
 	var mapper template.Mapper
-	if *mappingsFile != "" {
-		m, err := loadMappingsCSV(*mappingsFile)
+	if fl.mappingsFile != "" {
+		m, err := loadMappingsCSV(fl.mappingsFile)
 		if err != nil {
-			return fail(env, "%v", err)
+			return nil, fail(env, "%v", err)
 		}
 		mapper = m
 	}
-	if *strict && *lenient {
+	if fl.strict && fl.lenient {
 		fmt.Fprintln(env.Stderr, "intakectl extract: give --strict or --lenient, not both")
-		return 2
+		return nil, 2
 	}
-	var set *template.Set
-	if len(dirs) > 0 {
-		if set, err = loadExtractTemplates(env, dirs, *strict, *lenient); err != nil {
-			return fail(env, "%v", err)
+	x := &extractJob{env: env, output: fl.output,
+		ropts: template.RunOptions{Template: fl.name, PartyID: fl.party, Mode: rm, Mapper: mapper, Debug: fl.output == "debug",
+			Budget: cfg.TemplateBudget}}
+	if len(fl.dirs) > 0 {
+		if x.set, err = loadExtractTemplates(env, fl.dirs, fl.strict, fl.lenient); err != nil {
+			return nil, fail(env, "%v", err)
 		}
 	}
 	// One engine for the whole run: the resident helpers stay warm from
 	// file to file, as in the processor.
-	opts := pdfopts.Options(cfg)
-	opts.Engine = *engine
-	opts.Timeout = *timeout // PDFOptions set INTAKE_OCR_PAGE_TIMEOUT
-	var eng pdftext.Engine  // opened on the first PDF: .txt inputs need none
-	defer func() {
-		if eng != nil {
-			_ = eng.Close()
-		}
-	}()
+	x.opts = pdfopts.Options(cfg)
+	x.opts.Engine = fl.engine
+	x.opts.Timeout = fl.timeout // PDFOptions set INTAKE_OCR_PAGE_TIMEOUT
+	return x, 0
+}
 
-	var results []json.RawMessage
-	code := 0
-	for _, f := range files {
-		ropts := template.RunOptions{Template: *name, PartyID: *party, Mode: rm, Mapper: mapper, Debug: *output == "debug",
-			Budget: cfg.TemplateBudget}
-		// A business document attached to the PDF wins over its text.
-		run, engines, err := structuredRun(ctx, env, f, set, ropts, *output)
-		var warnings []string
-		if run == nil && err == nil {
-			in, rerr := readText(ctx, f, &eng, opts)
-			if rerr != nil {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, rerr)
-				code = max(code, exitError)
-				results = append(results, errorJSON(f, rerr))
-				continue
-			}
-			engines, warnings = in.engines, in.warnings
-			if *output != "debug" {
-				for _, w := range warnings {
-					fmt.Fprintf(env.Stderr, "intakectl extract: %s: warning: %s\n", f, w)
-				}
-			}
-			if *output == "text" {
-				fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), in.text)
-				continue
-			}
-			if in.pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
-				ropts.Area = catalogue.AreaFunc(eng, in.pdf)
-			}
-			run, err = set.Run(ctx, in.text, ropts)
-			template.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
+func (x *extractJob) close() {
+	if x.eng != nil {
+		_ = x.eng.Close()
+	}
+}
+
+// file extracts one file and reports it as the output asks; the error is
+// one that ends the whole run.
+func (x *extractJob) file(ctx context.Context, f string) error {
+	env := x.env
+	ropts := x.ropts
+	// A business document attached to the PDF wins over its text.
+	run, engines, err := structuredRun(ctx, env, f, x.set, ropts, x.output)
+	var warnings []string
+	if run == nil && err == nil {
+		in, rerr := readText(ctx, f, &x.eng, x.opts)
+		if rerr != nil {
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, rerr)
+			x.code = max(x.code, exitError)
+			x.results = append(x.results, errorJSON(f, rerr))
+			return nil
 		}
-		if err != nil {
-			if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %s\n", f, e.Message)
-				code = max(code, exitNoTemplate)
-				continue
-			}
-			code = max(code, exitError)
-		}
-		switch *output {
-		case "debug":
-			// Every field and line, also when a value failed to convert:
-			// the trace marks the failing one, the error follows.
-			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
+		engines, warnings = in.engines, in.warnings
+		if x.output != "debug" {
 			for _, w := range warnings {
-				fmt.Fprintf(env.Stdout, "== warning: %s\n", w)
+				fmt.Fprintf(env.Stderr, "intakectl extract: %s: warning: %s\n", f, w)
 			}
-			if run != nil && run.Trace != nil {
-				if err := run.Trace.WriteText(env.Stdout); err != nil {
-					return fail(env, "%v", err)
-				}
-			}
-			if err != nil {
-				fmt.Fprintf(env.Stdout, "== error: %v\n", err)
-				continue
-			}
-			fmt.Fprintf(env.Stdout, "== outcome: %s\n", outcomeText(run.Outcome))
-			// A script that checks a template with the debug view must
-			// see a rejection as --output xml reports it.
-			code = max(code, outcomeExit(run))
-		case "json":
-			// invoice2data's output for the file, then what went wrong with
-			// it as {"file", "error"}: never a silent empty list.
-			if run == nil || run.Result == nil {
-				switch {
-				case err != nil:
-				case run == nil || run.Template == nil:
-					err = errors.New("no template matched")
-					code = max(code, exitNoTemplate)
-				default:
-					// Decided before any field was read (an attached
-					// invoice given to an order template, a template that
-					// reads attachments only): no invoice2data output.
-					err = fmt.Errorf("template %s: %s", run.Template.Name, outcomeText(run.Outcome))
-					code = max(code, exitError)
-				}
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-				results = append(results, errorJSON(f, err))
-				continue
-			}
-			one, merr := resultJSON(run.Result)
-			if merr != nil {
-				return fail(env, "%v", merr)
-			}
-			results = append(results, one...)
-			var problems []string
-			if len(one) == 0 {
-				// invoice2data leaves out a document without its required
-				// fields; say which.
-				problems = append(problems, "required fields not found: "+strings.Join(run.Result.Missing, ", "))
-			}
-			problems = append(problems, run.Result.Errors...)
-			if err != nil {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-				problems = append(problems, err.Error())
-			}
-			if len(problems) > 0 {
-				code = max(code, exitError)
-				results = append(results, errorJSON(f, errors.New(strings.Join(problems, "; "))))
-			}
-		case "xml":
-			if err != nil {
-				fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
-				continue
-			}
-			code = max(code, writeXML(env, f, run))
 		}
+		if x.output == "text" {
+			fmt.Fprintf(env.Stdout, "== %s (engine: %s)\n%s\n", f, strings.Join(engines, ", "), in.text)
+			return nil
+		}
+		if in.pdf != nil { // a .txt input has no PDF to crop: area fields read the whole text
+			ropts.Area = catalogue.AreaFunc(x.eng, in.pdf)
+		}
+		run, err = x.set.Run(ctx, in.text, ropts)
+		template.UnreadableVerdict(run, in.text, in.damage) // as the processor: never not_an_order for an unread PDF
 	}
-	if *output == "json" {
-		if results == nil {
-			results = []json.RawMessage{}
+	if err != nil {
+		if e, ok := document.AsError(err); ok && e.Code == "template_not_found" {
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %s\n", f, e.Message)
+			x.code = max(x.code, exitNoTemplate)
+			return nil
 		}
-		b, err := json.MarshalIndent(results, "", "  ")
+		x.code = max(x.code, exitError)
+	}
+	switch x.output {
+	case "debug":
+		return x.writeDebug(f, engines, warnings, run, err)
+	case "json":
+		return x.addJSON(f, run, err)
+	case "xml":
 		if err != nil {
-			return fail(env, "%v", err)
+			fmt.Fprintf(env.Stderr, "intakectl extract: %s: %v\n", f, err)
+			return nil
 		}
-		_, _ = env.Stdout.Write(append(b, '\n'))
+		x.code = max(x.code, writeXML(env, f, run))
 	}
-	return code
+	return nil
+}
+
+// writeDebug prints every field and line, also when a value failed to
+// convert: the trace marks the failing one, the error follows.
+func (x *extractJob) writeDebug(f string, engines, warnings []string, run *template.Run, err error) error {
+	w := x.env.Stdout
+	fmt.Fprintf(w, "== %s (engine: %s)\n", f, strings.Join(engines, ", "))
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "== warning: %s\n", warning)
+	}
+	if run != nil && run.Trace != nil {
+		if err := run.Trace.WriteText(w); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(w, "== error: %v\n", err)
+		return nil
+	}
+	fmt.Fprintf(w, "== outcome: %s\n", outcomeText(run.Outcome))
+	// A script that checks a template with the debug view must see a
+	// rejection as --output xml reports it.
+	x.code = max(x.code, outcomeExit(run))
+	return nil
+}
+
+// addJSON adds invoice2data's output for the file to the results, then
+// what went wrong with it as {"file", "error"}: never a silent empty list.
+func (x *extractJob) addJSON(f string, run *template.Run, err error) error {
+	if run == nil || run.Result == nil {
+		switch {
+		case err != nil:
+		case run == nil || run.Template == nil:
+			err = errors.New("no template matched")
+			x.code = max(x.code, exitNoTemplate)
+		default:
+			// Decided before any field was read (an attached invoice
+			// given to an order template, a template that reads
+			// attachments only): no invoice2data output.
+			err = fmt.Errorf("template %s: %s", run.Template.Name, outcomeText(run.Outcome))
+			x.code = max(x.code, exitError)
+		}
+		fmt.Fprintf(x.env.Stderr, "intakectl extract: %s: %v\n", f, err)
+		x.results = append(x.results, errorJSON(f, err))
+		return nil
+	}
+	one, merr := resultJSON(run.Result)
+	if merr != nil {
+		return merr
+	}
+	x.results = append(x.results, one...)
+	var problems []string
+	if len(one) == 0 {
+		// invoice2data leaves out a document without its required
+		// fields; say which.
+		problems = append(problems, "required fields not found: "+strings.Join(run.Result.Missing, ", "))
+	}
+	problems = append(problems, run.Result.Errors...)
+	if err != nil {
+		fmt.Fprintf(x.env.Stderr, "intakectl extract: %s: %v\n", f, err)
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		x.code = max(x.code, exitError)
+		x.results = append(x.results, errorJSON(f, errors.New(strings.Join(problems, "; "))))
+	}
+	return nil
+}
+
+// writeJSON prints the results of --output json (an empty list for none).
+func (x *extractJob) writeJSON() error {
+	if x.output != "json" {
+		return nil
+	}
+	if x.results == nil {
+		x.results = []json.RawMessage{}
+	}
+	b, err := json.MarshalIndent(x.results, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, _ = x.env.Stdout.Write(append(b, '\n'))
+	return nil
 }
 
 // loadExtractTemplates loads extract's templates. By default as invoice2data
