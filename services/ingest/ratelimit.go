@@ -35,14 +35,14 @@ type clientLimit struct {
 // templateChangesPrefix keys the template change counter.
 const templateChangesPrefix = "template-changes:"
 
-func newClientLimit(limit int, per time.Duration, l UploadLimiter, reg prometheus.Registerer, name, help string) *clientLimit {
+func newClientLimit(limit int, per time.Duration, l UploadLimiter, reg prometheus.Registerer, opts prometheus.CounterOpts) *clientLimit {
 	if limit <= 0 {
 		return nil
 	}
 	if l == nil || reg == nil || per <= 0 {
-		panic("ingest: rate limit " + name + ": nil limiter or registry, or no window")
+		panic("ingest: rate limit " + opts.Name + ": nil limiter or registry, or no window")
 	}
-	refused := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	refused := prometheus.NewCounter(opts)
 	reg.MustRegister(refused)
 	return &clientLimit{limiter: l, limit: limit, per: per, refused: refused}
 }
@@ -54,8 +54,8 @@ func newClientLimit(limit int, per time.Duration, l UploadLimiter, reg prometheu
 // an upload: they cost an extraction as an upload does. limit 0 leaves
 // uploads unlimited. Call it once, before Run.
 func (s *Server) EnableUploadRateLimit(limit int, per time.Duration, l UploadLimiter, reg prometheus.Registerer) {
-	s.uploadLimit = newClientLimit(limit, per, l, reg, "docintake_ingest_rate_limited_total",
-		"Uploads, reprocess requests and template sample runs refused with 429 because their client exceeded INTAKE_UPLOAD_RATE_LIMIT.")
+	s.uploadLimit = newClientLimit(limit, per, l, reg, prometheus.CounterOpts{Name: "docintake_ingest_rate_limited_total",
+		Help: "Uploads, reprocess requests and template sample runs refused with 429 because their client exceeded INTAKE_UPLOAD_RATE_LIMIT."})
 	if s.uploadLimit != nil {
 		s.uploadLimit.what = "uploads (reprocess requests and PDF samples included)"
 	}
@@ -68,8 +68,8 @@ func (s *Server) EnableUploadRateLimit(limit int, per time.Duration, l UploadLim
 // 429 rate_limited with Retry-After, before the body is read. limit 0
 // leaves changes unlimited. Call it once, before Run.
 func (s *Server) EnableTemplateChangeRateLimit(limit int, per time.Duration, l UploadLimiter, reg prometheus.Registerer) {
-	s.templateChangeLimit = newClientLimit(limit, per, l, reg, "docintake_ingest_template_changes_rate_limited_total",
-		"Template changes refused with 429 because their client exceeded INTAKE_TEMPLATE_CHANGE_RATE_LIMIT.")
+	s.templateChangeLimit = newClientLimit(limit, per, l, reg, prometheus.CounterOpts{Name: "docintake_ingest_template_changes_rate_limited_total",
+		Help: "Template changes refused with 429 because their client exceeded INTAKE_TEMPLATE_CHANGE_RATE_LIMIT."})
 	if s.templateChangeLimit != nil {
 		s.templateChangeLimit.prefix, s.templateChangeLimit.what = templateChangesPrefix, "template changes"
 	}
