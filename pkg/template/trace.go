@@ -96,31 +96,7 @@ func (t *Trace) WriteText(w io.Writer) error {
 	if len(t.Fields) > 0 {
 		b.WriteString("== fields\n")
 		for _, f := range t.Fields {
-			fmt.Fprintf(&b, "  %s (parser %s", f.Name, f.Parser)
-			if f.Type != "" {
-				fmt.Fprintf(&b, ", type %s", f.Type)
-			}
-			if f.Group != "" {
-				fmt.Fprintf(&b, ", group %s", f.Group)
-			}
-			b.WriteString(")\n")
-			for _, r := range f.Regexes {
-				fmt.Fprintf(&b, "    regex   %s\n", r)
-			}
-			if f.Parser == string(ParserRegex) {
-				if len(f.Matches) == 0 {
-					b.WriteString("    matches (none)\n")
-				} else {
-					fmt.Fprintf(&b, "    matches %s\n", quoteAll(f.Matches))
-				}
-			}
-			if f.Err != "" {
-				fmt.Fprintf(&b, "    error   %s\n", f.Err)
-			}
-			if f.Parser != string(ParserLines) {
-				v, _ := renderValue(f.Value)
-				fmt.Fprintf(&b, "    value   %s\n", v)
-			}
+			writeFieldTrace(&b, f)
 		}
 	}
 	for _, bl := range t.Blocks {
@@ -162,6 +138,36 @@ func (t *Trace) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeFieldTrace writes one field of the debug view: its parser, type and
+// group, its regexes, what they matched, its error and its value.
+func writeFieldTrace(b *bytes.Buffer, f FieldTrace) {
+	fmt.Fprintf(b, "  %s (parser %s", f.Name, f.Parser)
+	if f.Type != "" {
+		fmt.Fprintf(b, ", type %s", f.Type)
+	}
+	if f.Group != "" {
+		fmt.Fprintf(b, ", group %s", f.Group)
+	}
+	b.WriteString(")\n")
+	for _, r := range f.Regexes {
+		fmt.Fprintf(b, "    regex   %s\n", r)
+	}
+	if f.Parser == string(ParserRegex) {
+		if len(f.Matches) == 0 {
+			b.WriteString("    matches (none)\n")
+		} else {
+			fmt.Fprintf(b, "    matches %s\n", quoteAll(f.Matches))
+		}
+	}
+	if f.Err != "" {
+		fmt.Fprintf(b, "    error   %s\n", f.Err)
+	}
+	if f.Parser != string(ParserLines) {
+		v, _ := renderValue(f.Value)
+		fmt.Fprintf(b, "    value   %s\n", v)
+	}
 }
 
 func quoteAll(ss []string) string {
