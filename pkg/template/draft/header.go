@@ -241,13 +241,7 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 			continue
 		}
 		below := cells(lines[j])
-		best, bestOv := -1, 0
-		for k, bc := range below {
-			ov := min(bc.End, max(c.End, c.Start+12)) - max(bc.Start, c.Start)
-			if ov > bestOv {
-				best, bestOv = k, ov
-			}
-		}
+		best := underCell(below, c)
 		if best < 0 {
 			return nil
 		}
@@ -279,6 +273,19 @@ func findValue(lines []string, i int, cs []cell, ci int, d *fieldDef, lbl string
 		return f
 	}
 	return nil
+}
+
+// underCell returns the index of the cell in below that overlaps c the
+// most (c counts as at least 12 columns wide), or -1 when none overlaps it.
+func underCell(below []cell, c cell) int {
+	best, bestOv := -1, 0
+	for k, bc := range below {
+		ov := min(bc.End, max(c.End, c.Start+12)) - max(bc.Start, c.Start)
+		if ov > bestOv {
+			best, bestOv = k, ov
+		}
+	}
+	return best
 }
 
 var (
