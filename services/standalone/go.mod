@@ -6,6 +6,7 @@ require (
 	github.com/docintake/docintake/pkg v0.0.0
 	github.com/docintake/docintake/services/dispatcher v0.0.0
 	github.com/docintake/docintake/services/ingest v0.0.0
+	github.com/docintake/docintake/services/mailintake v0.0.0
 	github.com/docintake/docintake/services/processor v0.0.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
@@ -33,6 +34,9 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dlclark/regexp2 v1.12.0 // indirect
+	github.com/emersion/go-imap/v2 v2.0.0-beta.8 // indirect
+	github.com/emersion/go-message v0.18.2 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
@@ -100,3 +104,5 @@ replace github.com/docintake/docintake/services/processor => ../processor
 replace github.com/docintake/docintake/pkg/client => ../../pkg/client
 
 replace github.com/docintake/docintake/services/intakectl => ../intakectl
+
+replace github.com/docintake/docintake/services/mailintake => ../mailintake

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docintake/docintake/pkg/intake"
 	"github.com/docintake/docintake/pkg/store"
 
 	"github.com/docintake/docintake/pkg/catalogue"
@@ -24,6 +25,7 @@ import (
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/dispatcher"
 	"github.com/docintake/docintake/services/ingest"
+	"github.com/docintake/docintake/services/mailintake"
 	"github.com/docintake/docintake/services/processor"
 	"github.com/docintake/docintake/services/standalone/internal/pgcluster"
 	"github.com/nats-io/nats-server/v2/server"
@@ -106,9 +108,27 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 // a until ctx is done. The API stops first (ctx); the workers keep running
 // until it has drained, so nothing it accepted waits for the next start.
 func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpls *catalogue.Catalogue, bound chan<- string) error {
+	var boxes []mailintake.Mailbox
+	if cfg.MailboxesFile != "" {
+		var err error
+		if boxes, err = mailintake.LoadMailboxes(cfg.MailboxesFile); err != nil {
+			return err
+		}
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	g := new(errgroup.Group)
+	if len(boxes) > 0 {
+		// An intake channel like the API: it stops taking mail with ctx,
+		// while the workers drain what it committed.
+		g.Go(func() error {
+			a := a.Named("mailintake")
+			in := &intake.Service{Store: a.Store, Objects: a.Objects, Templates: tmpls, SubjectPrefix: cfg.SubjectPrefix,
+				Logger: a.Logger}
+			return mailintake.Run(ctx, mailintake.Deps{Mailboxes: boxes, Store: a.Store, Intake: in, Logger: a.Logger,
+				Registry: a.Registry})
+		})
+	}
 	g.Go(func() error {
 		defer stopWork()
 		a := a.Named("ingest")

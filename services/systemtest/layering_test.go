@@ -64,7 +64,7 @@ func TestOnlyMainsImportWiring(t *testing.T) {
 	t.Parallel()
 	root := repotest.Root(t)
 	allowed := map[string]bool{modulePath + "/services/standalone": true}
-	for _, svc := range []string{"ingest", "processor", "dispatcher", "intakectl", "standalone"} {
+	for _, svc := range []string{"ingest", "processor", "dispatcher", "intakectl", "mailintake", "standalone"} {
 		for _, p := range goList(t, filepath.Join(root, "services", svc), "./...") {
 			if p.Name == "main" || allowed[p.ImportPath] {
 				continue
