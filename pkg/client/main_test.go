@@ -98,7 +98,9 @@ func startSystem() (stop func(), err error) {
 		return nil, err
 	}
 	clients := filepath.Join(tmp, "clients.yaml")
-	// token_sha256 is sha256("client-test-token").
+	// token_sha256 is sha256("client-test-token"). The examples upload the
+	// one sample PO under several message ids, each to show a success, so
+	// the duplicate check is off (duplicate_window_days 0).
 	err = os.WriteFile(clients, fmt.Appendf(nil, `clients:
   - id: client-test
     name: Go client tests
@@ -106,6 +108,7 @@ func startSystem() (stop func(), err error) {
     webhook_url: http://%s/docintake
     webhook_token: %s
     signing_secret: %s
+    duplicate_window_days: 0
 `, sha256Hex(token), webhookAddr, webhookToken, signingSecret), 0o644)
 	if err != nil {
 		cleanup()
