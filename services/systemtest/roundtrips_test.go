@@ -209,11 +209,15 @@ var statementBudget = map[string]roundTrips{
 	// usually deleted together; at worst one statement each. Under load
 	// one deletion covers up to 100 rows.
 	"relay": {statements: 2, transactions: 0},
-	// processor (before: 15, 2): one read of the document with its
-	// bookkeeping and attempt number, one statement that pins the
-	// template version (pin + last use + event), one statement for
-	// processed_success + event + deliver job.
-	"processor": {statements: 3, transactions: 0},
+	// processor (before: 15, 2; then 3, 0): one read of the document with
+	// its bookkeeping and attempt number, one statement that pins the
+	// template version (pin + last use + event), one read of the PO's
+	// latest delivery (duplicates and revisions, issue 28), and the success
+	// in one transaction with the PO's identity: BEGIN, the po_identities
+	// row, processed_success + event + deliver job, COMMIT. Folding the
+	// identity row into the transition's statement would bring it back to
+	// 4 statements and no transaction.
+	"processor": {statements: 7, transactions: 1},
 	// dispatcher (before: 18, 2; then 10, 1; then 5): the delivery row
 	// created with the document and its client read in the same
 	// statement, the claim with the client's shared slot, one statement
