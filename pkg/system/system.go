@@ -72,9 +72,6 @@ func ConnectNATS(ctx context.Context, url, name string, qcfg queue.Config, logge
 	return nc, js, nil
 }
 
-// QueueConfig is cfg.Queue(), kept while callers move to it.
-func QueueConfig(cfg config.Config) queue.Config { return cfg.Queue() }
-
 // The store's outbox is what the queue's relay reads (both speak
 // jobs.Message), so NewRelay hands the store to queue.NewRelay directly.
 var _ queue.OutboxSource = (*store.Store)(nil)
