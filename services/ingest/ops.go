@@ -68,7 +68,6 @@ type ops struct {
 
 const (
 	opsCookie = "docintake_ops"
-	opsActor  = "operator:ops-console"
 )
 
 // EnableOps mounts the ops console under /ops/ with its own token (never a
@@ -159,6 +158,7 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 			return c.String(http.StatusUnauthorized, "unauthorized: INTAKE_OPS_TOKEN as bearer token, or log in at /ops/login\n")
 		}
 		c.Set("ops_session", session)
+		c.Set("ops_operator", consoleOperator)
 		return next(c)
 	}
 }
@@ -417,15 +417,16 @@ func (o *ops) handleAction(done string) echo.HandlerFunc {
 		if err != nil {
 			return o.fail(c, err)
 		}
+		actor := operatorOf(c).actor()
 		switch done {
 		case "requeued":
-			_, err = lifecycle.Requeue(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Requeue(ctx, o.store, o.cfg.SubjectPrefix, d, actor)
 		case "given-up":
-			_, err = lifecycle.GiveUp(ctx, o.store, d, opsActor)
+			_, err = lifecycle.GiveUp(ctx, o.store, d, actor)
 		case "redelivered":
-			_, err = lifecycle.Redeliver(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Redeliver(ctx, o.store, o.cfg.SubjectPrefix, d, actor)
 		case "reprocessed":
-			_, err = lifecycle.Reprocess(ctx, o.store, o.cfg.SubjectPrefix, d, opsActor)
+			_, err = lifecycle.Reprocess(ctx, o.store, o.cfg.SubjectPrefix, d, actor)
 		}
 		if err != nil {
 			return o.fail(c, err)
