@@ -9,6 +9,9 @@
 //     "not_an_order"} (status success, rejected, ignored or
 //     deferred_for_retry; status_reason as on the wire, null for none), for
 //     documents the template must refuse or ignore.
+//   - an expected order, {"order": {…}} in the result JSON's shape, with
+//     the mapping entries it was decided with (OrderSample): what a person
+//     confirmed in review; the template must deliver exactly that order.
 //
 // A push runs the samples first and refuses a template that fails one.
 
@@ -127,6 +130,13 @@ func runOne(ctx context.Context, set *template.Set, name string, doc, exp Sample
 		return res, nil
 	}
 	opts := template.RunOptions{Template: name}
+	var wantOrder OrderSample
+	if m, ok := want.(map[string]any); ok && isOrderSample(m) {
+		if wantOrder, opts, err = orderOptions(exp.Content, opts); err != nil {
+			res.Problems = []string{exp.Name + ": " + err.Error()}
+			return res, nil
+		}
+	}
 	// As in the processor and `intakectl extract`: a business document
 	// attached to the PDF wins over its text.
 	run, err := structuredRun(ctx, set, doc, opts)
@@ -148,7 +158,9 @@ func runOne(ctx context.Context, set *template.Set, name string, doc, exp Sample
 		res.Problems = []string{"template: " + err.Error()}
 		return res, nil
 	}
-	if m, ok := want.(map[string]any); ok {
+	if m, ok := want.(map[string]any); ok && isOrderSample(m) {
+		res.Problems = compareOrder(wantOrder, run)
+	} else if ok {
 		res.Problems = compareOutcome(m, run.Outcome)
 	} else {
 		got, err := template.MarshalInvoice2dataJSON([]*template.Result{run.Result})
@@ -182,8 +194,8 @@ func decode(b []byte) (any, error) {
 			}
 		}
 	case map[string]any:
-		if _, ok := x["status"]; !ok {
-			return nil, fmt.Errorf(`an object must be an expected outcome {"status": …, "status_reason": …}`)
+		if _, ok := x["status"]; !ok && !isOrderSample(x) {
+			return nil, fmt.Errorf(`an object must be an expected outcome {"status": …, "status_reason": …} or an expected order {"order": …}`)
 		}
 	default:
 		return nil, fmt.Errorf("want a list (extract --output json) or an outcome object")

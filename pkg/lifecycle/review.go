@@ -60,6 +60,10 @@ type Review struct {
 	// (catalogue.Catalogue.Pinned): its checks decide an approval.
 	Pinned func(ctx context.Context, documentID string) (*catalogue.Version, error)
 	Prefix string // INTAKE_SUBJECT_PREFIX
+	// SampleText reads the PDFs of template samples as the processor reads
+	// documents (catalogue.SampleText with the PDF options) for AddSample
+	// and Draft; nil starts a default engine per call (learn.go).
+	SampleText catalogue.TextFunc
 }
 
 // Held returns a held document's reading. ECONFLICT when the document is

@@ -1,9 +1,7 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/docintake/docintake/pkg/resultjson"
@@ -31,44 +29,9 @@ func approvalDetail(read, approved resultjson.Order, who, comment string) string
 // parties[0].address.city), sorted by path; a value that is absent on one
 // side is "". Lists compare position by position.
 func Changes(before, after resultjson.Order) []string {
-	a, b := flatten(before), flatten(after)
 	var out []string
-	for k, v := range a {
-		if b[k] != v {
-			out = append(out, fmt.Sprintf("%s: %q → %q", k, v, b[k]))
-		}
+	for _, d := range resultjson.Diff(before, after) {
+		out = append(out, fmt.Sprintf("%s: %q → %q", d.Path, d.Before, d.After))
 	}
-	for k, v := range b {
-		if _, ok := a[k]; !ok && v != "" {
-			out = append(out, fmt.Sprintf("%s: %q → %q", k, "", v))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// flatten maps each leaf of o's JSON to its text.
-func flatten(o resultjson.Order) map[string]string {
-	var v any
-	b, _ := json.Marshal(o) // plain strings, slices and structs: cannot fail
-	_ = json.Unmarshal(b, &v)
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				walk(strings.TrimPrefix(prefix+"."+k, "."), e)
-			}
-		case []any:
-			for i, e := range x {
-				walk(fmt.Sprintf("%s[%d]", prefix, i), e)
-			}
-		case nil:
-		default:
-			out[prefix] = fmt.Sprint(x)
-		}
-	}
-	walk("", v)
 	return out
 }
