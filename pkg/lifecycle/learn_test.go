@@ -1,0 +1,261 @@
+package lifecycle_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docintake/docintake/pkg/catalogue"
+	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/lifecycle"
+	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
+	"github.com/docintake/docintake/pkg/repotest"
+	"github.com/docintake/docintake/pkg/resultjson"
+	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/pkg/store/storetest"
+	"github.com/docintake/docintake/pkg/template"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+)
+
+func TestMain(m *testing.M) { objectstoretest.Main(m) }
+
+// learnEnv is a store, an S3 bucket and the review actions over them, for
+// client acme (review: hold).
+type learnEnv struct {
+	st     *store.Store
+	objs   objectstore.Store
+	review lifecycle.Review
+}
+
+func newLearnEnv(t *testing.T) learnEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL and S3")
+	}
+	st := storetest.Store(t)
+	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME", Review: document.ReviewHold}))
+	cat, err := catalogue.Open(t.Context(), st, zap.NewNop(), catalogue.Options{Recheck: -1})
+	require.NoError(t, err)
+	t.Cleanup(cat.Close)
+	text := &catalogue.SampleText{}
+	t.Cleanup(func() { _ = text.Close() })
+	objs := objectstoretest.S3(t)
+	return learnEnv{st: st, objs: objs,
+		review: lifecycle.Review{Store: st, Objects: objs, Pinned: cat.Pinned, Prefix: "intake", SampleText: text.Text}}
+}
+
+// contoso returns the shipped Contoso template and the corpus PDF
+// contoso-po-Adatum-Adel.pdf (PO # 190122 of 7/27/2019, two items).
+func contoso(t *testing.T) (yml, pdf []byte) {
+	t.Helper()
+	pdfPath := repotest.Shared(t, "corpus", "orders", "contoso-po-Adatum-Adel.pdf")
+	yml, err := os.ReadFile(filepath.Join(repotest.Root(t), "deploy", "templates", "contoso-po.yml"))
+	require.NoError(t, err)
+	pdf, err = os.ReadFile(pdfPath)
+	require.NoError(t, err)
+	return yml, pdf
+}
+
+// brokenContoso is the Contoso template reading the order number under a
+// label the PO does not print: every Contoso PO is rejected
+// document_id_missing.
+func brokenContoso(yml []byte) []byte {
+	return bytes.Replace(yml, []byte(`regex: 'PO #\s+(\d+)'`), []byte(`regex: 'PO No\.\s+(\d+)'`), 1)
+}
+
+// process does what the processor does with an upload of pdf for template
+// name of acme: the source object, the document, the attempt pinned to the
+// current version, the run; a success is stored with its result JSON, a
+// fixable rejection held for review with its reading.
+func (e learnEnv) process(t *testing.T, name string, pdf []byte) document.Document {
+	t.Helper()
+	ctx := t.Context()
+	sum := sha256.Sum256(pdf)
+	logID := uuid.NewString()
+	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: "acme", MessageID: "m-" + logID,
+		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "po.pdf", Template: name,
+		SourceKey: "sources/" + logID + ".pdf", SourcePath: "s3://b/sources/" + logID + ".pdf"}
+	require.NoError(t, e.objs.Put(ctx, d.SourceKey, bytes.NewReader(pdf), int64(len(pdf)), "application/pdf"))
+	d, _, err := e.st.CreateDocument(ctx, d, lifecycle.ProcessJob(ctx, "intake", d, 1))
+	require.NoError(t, err)
+	info, err := e.st.Template(ctx, "", name)
+	require.NoError(t, err)
+	_, _, err = e.st.PinAttempt(ctx, d.ID, store.AttemptTemplate{Attempt: 1, TemplateID: info.ID, Name: name,
+		Version: info.Version, SHA256: info.SHA256}, d.State, "processor")
+	require.NoError(t, err)
+	run := e.run(t, d, name, info.Version, pdf)
+	res := resultjson.File{LogID: d.LogID, MessageID: d.MessageID, Template: name, TemplateVersion: info.Version,
+		TemplateSHA256: hex.EncodeToString(info.SHA256), Order: resultjson.OrderOf(run.Order)}
+	if run.Outcome.Status == template.OutcomeSuccess {
+		return e.succeed(t, d, res)
+	}
+	require.True(t, run.Outcome.Reason.Fixable(), run.Outcome.String())
+	require.NoError(t, lifecycle.PutReading(ctx, e.objs, d, lifecycle.Reading{Reason: run.Outcome.Reason,
+		Detail: run.Outcome.Detail, Canonical: *run.Order, Result: res}))
+	r := run.Outcome.Reason
+	d, err = e.st.HoldForReview(ctx, store.Change{DocumentID: d.ID, From: d.State, To: document.StateProcessedRejected,
+		Reason: &r, Actor: "processor", Detail: run.Outcome.Detail + "; held for review"}, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	return d
+}
+
+// run reads pdf with version n of template name, as the processor does.
+func (e learnEnv) run(t *testing.T, d document.Document, name string, n int, pdf []byte) *template.Run {
+	t.Helper()
+	v, err := e.st.TemplateVersion(t.Context(), "", name, n)
+	require.NoError(t, err)
+	tpl, err := catalogue.CompileVersion(name, v.Filename, v.Content)
+	require.NoError(t, err)
+	set, err := template.NewSet(tpl)
+	require.NoError(t, err)
+	text, err := e.review.SampleText(t.Context(), "po.pdf", pdf)
+	require.NoError(t, err)
+	run, err := set.Run(t.Context(), text, template.RunOptions{Template: name, Mapper: storeMapper{e.st, d.ClientID},
+		ReceivedAt: d.CreatedAt})
+	require.NoError(t, err)
+	require.NotNil(t, run.Order)
+	return run
+}
+
+// succeed stores res as d's success, as the processor's success
+// transition does.
+func (e learnEnv) succeed(t *testing.T, d document.Document, res resultjson.File) document.Document {
+	t.Helper()
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	xmlKey, jsonKey := objectstore.ResultKey(d.LogID, d.CreatedAt, "xml"), objectstore.ResultKey(d.LogID, d.CreatedAt, "json")
+	require.NoError(t, e.objs.Put(t.Context(), jsonKey, bytes.NewReader(b), int64(len(b)), "application/json"))
+	require.NoError(t, e.objs.Put(t.Context(), xmlKey, strings.NewReader("<ORDER/>"), 8, "application/xml"))
+	xmlURI, jsonURI := e.objs.URI(xmlKey), e.objs.URI(jsonKey)
+	d, err = e.st.Transition(t.Context(), store.Change{DocumentID: d.ID, From: d.State, To: document.StateProcessedSuccess,
+		Actor: "processor", ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI})
+	require.NoError(t, err)
+	return d
+}
+
+type storeMapper struct {
+	st     *store.Store
+	client string
+}
+
+func (m storeMapper) Lookup(ctx context.Context, kind, key string) (string, bool, error) {
+	return m.st.LookupMapping(ctx, m.client, kind, key)
+}
+
+// The whole loop of "add as a sample": a Contoso PO rejected by a template
+// that misses its order number is held, approved with the number printed
+// on it, and added as a sample. The new version holds the PDF and the
+// confirmed order; the template as it is does not deliver it (stored
+// forced, the sample's failure says why), and the fixed template passes
+// it, as `templates push` would test it.
+func TestAddSampleFromReview(t *testing.T) {
+	t.Parallel()
+	e := newLearnEnv(t)
+	ctx := t.Context()
+	yml, pdf := contoso(t)
+	_, err := e.st.PushTemplate(ctx, store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml",
+		Content: brokenContoso(yml), PushedBy: "t"})
+	require.NoError(t, err)
+	d := e.process(t, "contoso-po", pdf)
+
+	_, err = e.review.AddSample(ctx, d, "operator:carol")
+	require.Equal(t, "not_reviewed", codeOf(err), "a held document has no confirmed order yet: %v", err)
+
+	rd, err := e.review.Held(ctx, d)
+	require.NoError(t, err)
+	require.Equal(t, document.ReasonDocumentIDMissing, rd.Reason)
+	corrected := rd.Result.Order
+	corrected.OrderID = "190122" // printed as "PO # 190122"
+	_, err = e.review.Approve(ctx, d, corrected, "", "operator:carol")
+	require.NoError(t, err)
+
+	added, err := e.review.AddSample(ctx, d, "operator:carol")
+	require.NoError(t, err)
+	require.Equal(t, lifecycle.SampleAdded{Template: "contoso-po", Version: 2, Changed: true,
+		Sample: "review-" + d.LogID + ".pdf", Forced: true, Results: added.Results}, added)
+	require.Len(t, added.Results, 1)
+	require.False(t, added.Results[0].Pass)
+	require.Contains(t, added.Results[0].Line(), "document_id_missing", "the template as it is misses the order number")
+
+	v2, err := e.st.TemplateVersion(ctx, "", "contoso-po", 2)
+	require.NoError(t, err)
+	require.True(t, v2.Forced)
+	require.Equal(t, "operator:carol", v2.PushedBy)
+	require.Equal(t, brokenContoso(yml), v2.Content, "the served content is unchanged")
+	sample := samplesByName(v2.Samples)
+	require.Equal(t, pdf, sample["review-"+d.LogID+".pdf"])
+	var want catalogue.OrderSample
+	require.NoError(t, json.Unmarshal(sample["review-"+d.LogID+".json"], &want))
+	// What the PO prints.
+	require.Equal(t, "190122", want.Order.OrderID)
+	require.Equal(t, "2019-07-27", want.Order.OrderDate)
+	require.Len(t, want.Order.Items, 2)
+	require.Equal(t, []string{"MM4-4010", "89", "62.00", "5518.00"}, []string{want.Order.Items[0].SupplierArticleID,
+		want.Order.Items[0].Quantity, want.Order.Items[0].UnitPrice, want.Order.Items[0].LineAmount})
+	require.Equal(t, "6547.55", want.Order.Totals.GrossAmount)
+
+	ev, err := e.st.Events(ctx, d.ID)
+	require.NoError(t, err)
+	last := ev[len(ev)-1]
+	require.Equal(t, "operator:carol", last.Actor)
+	require.Contains(t, last.Detail, "added as sample review-"+d.LogID+".pdf of template contoso-po v2 (global)")
+
+	// The template's author fixes the order number and pushes with the
+	// version's samples (templates pull, edit, push): the sample passes.
+	fixed, err := catalogue.NewTemplatePush("contoso-po.yml", yml, v2.Samples)
+	require.NoError(t, err)
+	results, err := catalogue.RunSamples(ctx, fixed, e.review.SampleText)
+	require.NoError(t, err)
+	require.Len(t, results, 1)
+	require.True(t, results[0].Pass, results[0].Line())
+
+	again, err := e.review.AddSample(ctx, d, "operator:carol")
+	require.NoError(t, err)
+	require.False(t, again.Changed, "the same sample twice is one version")
+	require.Equal(t, 2, again.Version)
+}
+
+// A success read as it is (no correction) added as a sample passes the
+// template that read it, and a document read by the built-in generic
+// reader cannot be a template's sample.
+func TestAddSampleOfSuccess(t *testing.T) {
+	t.Parallel()
+	e := newLearnEnv(t)
+	ctx := t.Context()
+	yml, pdf := contoso(t)
+	_, err := e.st.PushTemplate(ctx, store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml", Content: yml, PushedBy: "t"})
+	require.NoError(t, err)
+	d := e.process(t, "contoso-po", pdf)
+	require.Equal(t, document.StateProcessedSuccess, d.State)
+	added, err := e.review.AddSample(ctx, d, "operator:dave")
+	require.NoError(t, err)
+	require.True(t, added.Changed)
+	require.False(t, added.Forced)
+	require.Len(t, added.Results, 1)
+	require.True(t, added.Results[0].Pass, added.Results[0].Line())
+}
+
+func codeOf(err error) string {
+	if e, ok := document.AsError(err); ok {
+		return e.Code
+	}
+	return ""
+}
+
+func samplesByName(s []store.TemplateSample) map[string][]byte {
+	out := map[string][]byte{}
+	for _, x := range s {
+		out[x.Name] = x.Content
+	}
+	return out
+}
