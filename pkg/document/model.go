@@ -24,6 +24,9 @@ type Client struct {
 	// ReviewTimeout is how long a held rejection waits for an operator
 	// before it is delivered as it is (0: DefaultReviewTimeout).
 	ReviewTimeout time.Duration
+	// RouteUnaddressed: an HTTP upload naming neither template nor
+	// party_id is routed (issue 29) instead of refused with 422.
+	RouteUnaddressed bool
 }
 
 // UnknownParty is a client's answer to a party_id without a template.

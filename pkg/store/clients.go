@@ -97,12 +97,12 @@ func (s *Store) DeleteClientToken(ctx context.Context, clientID string, h [32]by
 func (s *Store) ClientByToken(ctx context.Context, token string) (document.Client, error) {
 	h := TokenHash(token)
 	const q = `SELECT t.token_sha256, c.id, c.name, c.webhook_url, c.webhook_token, c.signing_secret, c.webhook_enabled,
-			c.unknown_party
+			c.unknown_party, c.route_unaddressed
 		FROM client_tokens t JOIN clients c ON c.id = t.client_id WHERE t.token_sha256 = $1`
 	var stored []byte
 	var c document.Client
 	err := s.db.QueryRow(ctx, q, h[:]).Scan(&stored, &c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled,
-		&c.UnknownParty)
+		&c.UnknownParty, &c.RouteUnaddressed)
 	if err != nil {
 		if document.ErrorKind(translate(err, "")) == document.ENOTFOUND {
 			return document.Client{}, document.Errorf(document.EUNAUTHENTICATED, "invalid access token")
@@ -117,13 +117,13 @@ func (s *Store) ClientByToken(ctx context.Context, token string) (document.Clien
 
 // clientColumns are what scanClient reads.
 const clientColumns = `id, name, webhook_url, webhook_token, signing_secret, webhook_enabled, unknown_party, review,
-	review_timeout_seconds`
+	review_timeout_seconds, route_unaddressed`
 
 func scanClient(row pgx.Row) (document.Client, error) {
 	var c document.Client
 	var secs int64
 	err := row.Scan(&c.ID, &c.Name, &c.WebhookURL, &c.WebhookToken, &c.SigningSecret, &c.WebhookEnabled, &c.UnknownParty,
-		&c.Review, &secs)
+		&c.Review, &secs, &c.RouteUnaddressed)
 	c.ReviewTimeout = time.Duration(secs) * time.Second
 	return c, err
 }

@@ -45,10 +45,10 @@ const (
 const createGroupSQL = `WITH input AS (
 		SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bigint[], $7::text[],
 			$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-			$14::text[], $15::text[], $16::bytea[], $17::text[])
+			$14::text[], $15::text[], $16::bytea[], $17::text[], $19::text[])
 		WITH ORDINALITY AS i(id, log_id, client_id, message_id, file_sha256, file_size, filename,
 			subject, template, party_id, result_mode, source_key, source_path,
-			ob_subject, ob_msg_id, ob_payload, ob_headers, ord)),
+			ob_subject, ob_msg_id, ob_payload, ob_headers, note, ord)),
 	ins AS (
 		INSERT INTO documents (id, log_id, client_id, message_id, file_sha256, file_size, filename, subject,
 			template, party_id, result_mode, source_key, source_path, state)
@@ -56,7 +56,8 @@ const createGroupSQL = `WITH input AS (
 			template, party_id, result_mode, source_key, source_path, $18 FROM input ORDER BY ord
 		ON CONFLICT (client_id, message_id) DO NOTHING
 		RETURNING id, state, created_at, updated_at),
-	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor) SELECT id, NULL, state, 'ingest' FROM ins),
+	ev AS (INSERT INTO document_events (document_id, from_state, to_state, actor, detail)
+		SELECT ins.id, NULL, ins.state, 'ingest', i.note FROM ins JOIN input i ON i.id = ins.id),
 	ob AS (INSERT INTO outbox (subject, msg_id, payload, headers)
 		SELECT i.ob_subject, i.ob_msg_id, i.ob_payload, i.ob_headers::jsonb FROM ins JOIN input i ON i.id = ins.id
 		RETURNING id, msg_id)
@@ -69,6 +70,7 @@ const createGroupSQL = `WITH input AS (
 type createCall struct {
 	ctx  context.Context // the caller's, for the values a group's statement runs with
 	d    document.Document
+	note string // the creating event's detail ("" none)
 	job  OutboxRow
 	ob   outboxBatch   // job, encoded once
 	done chan struct{} // closed when the fields below are set
@@ -119,6 +121,12 @@ func (s *Store) ObserveCreateGroups(f func(n int)) {
 // ctx's error and the row may still be written, as with any statement whose
 // answer is lost.
 func (s *Store) CreateDocument(ctx context.Context, d document.Document, job OutboxRow) (document.Document, bool, error) {
+	return s.CreateDocumentNoted(ctx, d, job, "")
+}
+
+// CreateDocumentNoted is CreateDocument with note as the detail of the
+// creating event (how the routing chain chose the template, issue 29).
+func (s *Store) CreateDocumentNoted(ctx context.Context, d document.Document, job OutboxRow, note string) (document.Document, bool, error) {
 	if d.SourceKey == "" {
 		// The PDF is stored before the row, so its key is always known.
 		return document.Document{}, false, document.Errorf(document.EINVALID, "document %s has no source key", d.LogID)
@@ -127,7 +135,7 @@ func (s *Store) CreateDocument(ctx context.Context, d document.Document, job Out
 	if err != nil {
 		return document.Document{}, false, err
 	}
-	c := &createCall{ctx: ctx, d: d, job: job, ob: ob, done: make(chan struct{})}
+	c := &createCall{ctx: ctx, d: d, note: note, job: job, ob: ob, done: make(chan struct{})}
 	if s.inTx {
 		// Inside a transaction the row must be written on it.
 		s.insertGroup(ctx, []*createCall{c}, true)
@@ -139,7 +147,7 @@ func (s *Store) CreateDocument(ctx context.Context, d document.Document, job Out
 			return document.Document{}, false, translate(ctx.Err(), "insert document")
 		}
 		if c.alone {
-			c = &createCall{ctx: ctx, d: d, job: job, ob: ob, done: make(chan struct{})}
+			c = &createCall{ctx: ctx, d: d, note: note, job: job, ob: ob, done: make(chan struct{})}
 			s.insertGroup(ctx, []*createCall{c}, true)
 		}
 	}
@@ -247,17 +255,17 @@ func (s *Store) insertGroup(ctx context.Context, group []*createCall, alone bool
 	var (
 		ids, logIDs, clients, messages, filenames, subjects, templates, sourceKeys = make([]string, n), make([]string, n),
 			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		parties, modes, sourcePaths = make([]*string, n), make([]*string, n), make([]*string, n)
-		sums                        = make([][]byte, n)
-		sizes                       = make([]int64, n)
-		jobs                        = make([]OutboxRow, n)
-		ob                          outboxBatch
+		parties, modes, sourcePaths, notes = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		sums                               = make([][]byte, n)
+		sizes                              = make([]int64, n)
+		jobs                               = make([]OutboxRow, n)
+		ob                                 outboxBatch
 	)
 	for i, c := range in {
 		d := c.d
 		ids[i], logIDs[i], clients[i], messages[i], sums[i], sizes[i] = d.ID, d.LogID, d.ClientID, d.MessageID, d.FileSHA256, d.FileSize
 		filenames[i], subjects[i], templates[i], sourceKeys[i] = d.Filename, d.Subject, d.Template, d.SourceKey
-		parties[i], modes[i], sourcePaths[i] = nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath)
+		parties[i], modes[i], sourcePaths[i], notes[i] = nullable(d.PartyID), nullable(string(d.ResultMode)), nullable(d.SourcePath), nullable(c.note)
 		jobs[i] = c.job
 		ob.add(c.ob)
 	}
@@ -277,7 +285,7 @@ func (s *Store) insertGroup(ctx context.Context, group []*createCall, alone bool
 		obMsgIDs         []string
 		args             = []any{ids, logIDs, clients, messages, sums, sizes, filenames, subjects, templates, parties, modes, sourceKeys, sourcePaths}
 	)
-	args = append(append(args, ob.args()...), document.StateReceived)
+	args = append(append(args, ob.args()...), document.StateReceived, notes)
 	if err := s.db.QueryRow(ctx, createGroupSQL, args...).Scan(&ords, &newIDs, &created, &updated, &obIDs, &obMsgIDs); err != nil {
 		// A server's refusal rolled the statement back, and an error that
 		// is safe to retry never reached the server: nothing was written,
