@@ -8,9 +8,10 @@ import "strings"
 const DefaultUnit = "C62"
 
 // unitCodes maps printed units (normalised by normUnit: lower case, trailing
-// dots and inner spaces removed) in English, German and French to a code of
-// the BMEcat 2005 unit list (dtPUNIT, UN/ECE Recommendation 20 of 2005). A
-// test checks every code against the schema's enumeration.
+// dots and inner spaces removed) in English, German, French, Spanish,
+// Italian and Dutch to a code of the BMEcat 2005 unit list (dtPUNIT, UN/ECE
+// Recommendation 20 of 2005). A test checks every
+// code against the schema's enumeration.
 //
 // Codes that look like printed units but mean something else in Rec. 20 are
 // mapped on purpose: "st"/"St." is the German Stück, not ST (sheet); "pal" is
@@ -54,6 +55,30 @@ var unitCodes = map[string]string{
 	"minuten": "MIN", "minutes": "MIN", "day": "DAY", "days": "DAY", "tag": "DAY", "tage": "DAY", "jour": "DAY",
 	"jours": "DAY", "wee": "WEE", "week": "WEE", "woche": "WEE", "mon": "MON", "month": "MON", "monat": "MON",
 	"mois": "MON", "ann": "ANN", "year": "ANN", "jahr": "ANN", "kwh": "KWH",
+	// Spanish, Italian and Dutch (issue 28: an unknown unit is no longer
+	// written as pieces but deferred, so the common spellings of the
+	// languages docintake reads must be known); English and French extras.
+	"ud": "C62", "uds": "C62", "unidad": "C62", "unidades": "C62", "pieza": "C62", "piezas": "C62", "pza": "C62",
+	"pz": "C62", "pezzo": "C62", "pezzi": "C62", "stuk": "C62", "stuks": "C62", "nos": "C62",
+	"caja": "BX", "cajas": "BX", "scatola": "BX", "scatole": "BX", "doos": "BX",
+	"cs": "CS", "case": "CS", "cases": "CS", "caisse": "CS", "caisses": "CS",
+	"cartons": "CT", "ctns": "CT", "cartone": "CT", "cartoni": "CT",
+	"pkt": "PK", "paquete": "PK", "paquetes": "PK", "conf": "PK", "confezione": "PK", "confezioni": "PK",
+	"rollo": "RO", "rollos": "RO", "rotolo": "RO", "rotoli": "RO", "rol": "RO",
+	"par": "PR", "pares": "PR", "paio": "PR", "paia": "PR",
+	"juego": "SET", "juegos": "SET",
+	"lot": "LO", "lots": "LO", "lote": "LO", "lotes": "LO", "lotto": "LO",
+	"bolsa": "BG", "bolsas": "BG", "sacchetto": "BG", "zak": "BG",
+	"botella": "BO", "botellas": "BO", "bottiglia": "BO", "bottiglie": "BO", "fles": "BO",
+	"docena": "DZN", "docenas": "DZN", "dozzina": "DZN",
+	"metro": "MTR", "metros": "MTR", "metri": "MTR", "litro": "LTR", "litros": "LTR", "litri": "LTR",
+	"kilogramo": "KGM", "kilogramos": "KGM", "chilo": "KGM", "chilogrammo": "KGM", "gramo": "GRM", "gramos": "GRM",
+	"hora": "HUR", "horas": "HUR", "ora": "HUR", "ore": "HUR", "uur": "HUR",
+	// Rec 20 deprecated its package codes in favour of "X" + the Rec 21
+	// code of the same package (BX box → XBX); newer documents (Order-X,
+	// UBL) send these, the 2005 list has only the older code.
+	"xbx": "BX", "xct": "CT", "xcs": "CS", "xpk": "PK", "xbg": "BG", "xbo": "BO", "xro": "RO", "xsa": "SA",
+	"xtu": "TU", "xdr": "DR", "xca": "CA",
 }
 
 // UnitCode maps a unit as printed on an order ("Stk.", "pcs", "kg", "Rolle")
@@ -75,6 +100,15 @@ func UnitCode(printed string) (code string, ok bool) {
 	}
 	return DefaultUnit, false
 }
+
+// UnitKey is the form in which printed units are compared: lower case,
+// white space removed, trailing dots trimmed ("Stk." and "STK" are one
+// unit). Client unit tables are keyed by it too.
+func UnitKey(printed string) string { return normUnit(printed) }
+
+// IsUnitCode reports whether code is in the BMEcat 2005 unit list, the
+// codes ORDER_UNIT may carry.
+func IsUnitCode(code string) bool { return unitList[code] }
 
 func normUnit(s string) string {
 	s = strings.ToLower(strings.Join(strings.Fields(s), ""))
