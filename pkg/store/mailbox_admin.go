@@ -136,7 +136,8 @@ type MailboxStatus struct {
 	// processed, failed (moved to the error folder), retrying (failed
 	// reads, still in the folder); PDFs that became new documents.
 	Seen, Processed, Failed, Retrying, DocumentsCreated int
-	At                                                 time.Time // the database's now
+	// At is the database's now, which ages are measured against.
+	At time.Time
 }
 
 // Health is the mailbox's state in one word: never (no pass yet), stale
