@@ -33,6 +33,10 @@ type IMAP struct {
 	Username     string   `yaml:"username"`
 	PasswordFile string   `yaml:"password_file"`
 	PasswordEnv  string   `yaml:"password_env"`
+	// Auth is password (LOGIN, the default) or xoauth2 (SASL XOAUTH2
+	// with an access token from OAuth2; see source_config.go).
+	Auth   Auth    `yaml:"auth"`
+	OAuth2 *OAuth2 `yaml:"oauth2"`
 }
 
 // Mailbox is one entry of INTAKE_MAILBOXES_FILE: a folder of one client's
@@ -41,6 +45,7 @@ type Mailbox struct {
 	ID              string `yaml:"id"`
 	Client          string `yaml:"client"`
 	IMAP            IMAP   `yaml:"imap"`
+	Graph           *Graph `yaml:"graph"` // instead of imap: Microsoft Graph (source_config.go)
 	Folder          string `yaml:"folder"`
 	ProcessedFolder string `yaml:"processed_folder"`
 	ErrorFolder     string `yaml:"error_folder"`
@@ -115,7 +120,7 @@ func (m Mailbox) Validate() error {
 	if m.Client == "" {
 		errs = append(errs, errors.New("client is required"))
 	}
-	errs = append(errs, m.IMAP.validate())
+	errs = append(errs, m.validateSource())
 	if m.ProcessedFolder == "" || m.ErrorFolder == "" {
 		errs = append(errs, errors.New("processed_folder and error_folder are required"))
 	}
@@ -150,9 +155,7 @@ func (c IMAP) validate() error {
 	if c.Username == "" {
 		errs = append(errs, errors.New("imap.username is required"))
 	}
-	if (c.PasswordFile == "") == (c.PasswordEnv == "") {
-		errs = append(errs, errors.New("give one of imap.password_file or imap.password_env"))
-	}
+	errs = append(errs, c.validateAuth())
 	return errors.Join(errs...)
 }
 
@@ -169,19 +172,7 @@ func loopback(host string) bool {
 // password reads the login secret now (a rotated file is picked up at the
 // next connect). getenv is os.Getenv outside tests.
 func (c IMAP) password(getenv func(string) string) (string, error) {
-	if c.PasswordEnv != "" {
-		v := getenv(c.PasswordEnv)
-		if v == "" {
-			return "", fmt.Errorf("imap.password_env: %s is empty", c.PasswordEnv)
-		}
-		return v, nil
-	}
-	b, err := os.ReadFile(c.PasswordFile)
-	if err != nil {
-		// The error names the file, never its content.
-		return "", fmt.Errorf("imap.password_file: %w", err)
-	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	return secret{File: c.PasswordFile, Env: c.PasswordEnv}.read("imap.password", getenv)
 }
 
 // Party returns the party_id of the sender from (an RFC 5322 address):

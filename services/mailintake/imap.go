@@ -13,43 +13,89 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
+// imapSource is a mailbox's IMAP folder.
+type imapSource struct {
+	p      *poller
+	tokens *tokenSource // XOAUTH2's access tokens; nil for a password login
+}
+
+func (s *imapSource) open(ctx context.Context) (session, error) { return s.dial(ctx) }
+
 // conn is a logged-in IMAP connection, closed when its context ends (the
 // client's commands take none).
 type conn struct {
+	p    *poller
 	c    *imapclient.Client
 	stop func() bool
+	// changed is signalled when the server reports a new message count
+	// (EXISTS), at any time: during IDLE, or after any command.
+	changed chan struct{}
 }
 
 // dial connects and logs in as the mailbox says.
-func (p *poller) dial(ctx context.Context) (*conn, error) {
-	cfg := p.mb.IMAP
-	pw, err := cfg.password(p.d.Getenv)
-	if err != nil {
-		return nil, err
-	}
+func (s *imapSource) dial(ctx context.Context) (*conn, error) {
+	cfg := s.p.mb.IMAP
+	cn := &conn{p: s.p, changed: make(chan struct{}, 1)}
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	opts := &imapclient.Options{
 		Dialer:    &net.Dialer{Timeout: 30 * time.Second},
 		TLSConfig: &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12},
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{Mailbox: func(d *imapclient.UnilateralDataMailbox) {
+			if d.NumMessages != nil {
+				cn.signal()
+			}
+		}},
 	}
-	var c *imapclient.Client
+	var err error
 	switch cfg.Security {
 	case SecurityTLS:
-		c, err = imapclient.DialTLS(addr, opts)
+		cn.c, err = imapclient.DialTLS(addr, opts)
 	case SecurityStartTLS:
-		c, err = imapclient.DialStartTLS(addr, opts)
+		cn.c, err = imapclient.DialStartTLS(addr, opts)
 	default:
-		c, err = imapclient.DialInsecure(addr, opts)
+		cn.c, err = imapclient.DialInsecure(addr, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("imap connect %s: %w", addr, err)
 	}
-	cn := &conn{c: c, stop: context.AfterFunc(ctx, func() { _ = c.Close() })}
-	if err := c.Login(cfg.Username, pw).Wait(); err != nil {
+	c := cn.c
+	cn.stop = context.AfterFunc(ctx, func() { _ = c.Close() })
+	if err := s.login(ctx, cn.c); err != nil {
 		cn.close()
 		return nil, fmt.Errorf("imap login %s as %s: %w", addr, cfg.Username, err)
 	}
 	return cn, nil
+}
+
+// login authenticates with the password, or with SASL XOAUTH2 and an
+// access token. A token the server refuses is dropped from the cache, so
+// the next connect fetches a new one.
+func (s *imapSource) login(ctx context.Context, c *imapclient.Client) error {
+	cfg := s.p.mb.IMAP
+	if s.tokens == nil {
+		pw, err := cfg.password(s.p.d.Getenv)
+		if err != nil {
+			return err
+		}
+		return c.Login(cfg.Username, pw).Wait()
+	}
+	tok, err := s.tokens.get(ctx)
+	if err != nil {
+		return err
+	}
+	x := &xoauth2{user: cfg.Username, token: tok}
+	if err := c.Authenticate(x); err != nil {
+		s.tokens.invalidate(tok)
+		return x.explain(err)
+	}
+	return nil
+}
+
+func (c *conn) signal() {
+	select {
+	case c.changed <- struct{}{}:
+	default: // one pending signal is enough: the next pass reads everything new
+	}
 }
 
 func (c *conn) close() {
@@ -57,6 +103,25 @@ func (c *conn) close() {
 	_ = c.c.Logout().Wait()
 	_ = c.c.Close()
 }
+
+// pending selects the folder and lists its mails above the stored
+// position. A signal of new mail from before the search is answered by
+// it, so it is cleared first.
+func (c *conn) pending(ctx context.Context) (uint32, []uint32, error) {
+	select {
+	case <-c.changed:
+	default:
+	}
+	pos, err := c.p.position(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	uids, err := c.newUIDs(pos.LastUID)
+	return pos.UIDValidity, uids, err
+}
+
+// caughtUp has nothing to store: the position advances with each mail.
+func (c *conn) caughtUp(context.Context) error { return nil }
 
 // selectFolder makes the processed and error folders (when missing) and
 // selects the mailbox's folder.
@@ -86,7 +151,7 @@ func (c *conn) newUIDs(last uint32) ([]uint32, error) {
 
 // size is a mail's RFC822.SIZE and Message-ID (from its envelope, so a
 // mail too large to read is still named); ok is false when it is gone.
-func (c *conn) size(uid uint32) (size int64, messageID string, ok bool, err error) {
+func (c *conn) size(_ context.Context, uid uint32) (size int64, messageID string, ok bool, err error) {
 	msgs, err := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{RFC822Size: true, UID: true, Envelope: true}).Collect()
 	if err != nil || len(msgs) == 0 {
 		return 0, "", false, wrapIMAP("fetch size", err)
@@ -97,24 +162,61 @@ func (c *conn) size(uid uint32) (size int64, messageID string, ok bool, err erro
 	return msgs[0].RFC822Size, messageID, true, nil
 }
 
-// body fetches a whole mail without setting \Seen.
-func (c *conn) body(uid uint32) ([]byte, error) {
+// load fetches a whole mail without setting \Seen and parses it.
+func (c *conn) load(_ context.Context, uid uint32, lim Limits) (Mail, error) {
 	section := &imap.FetchItemBodySection{Peek: true}
 	msgs, err := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{section}}).Collect()
 	if err != nil {
-		return nil, wrapIMAP("fetch", err)
+		return Mail{}, wrapIMAP("fetch", err)
 	}
 	if len(msgs) == 0 || len(msgs[0].BodySection) == 0 {
-		return nil, fmt.Errorf("imap fetch: mail uid %d is gone", uid)
+		return Mail{}, fmt.Errorf("imap fetch: mail uid %d is gone", uid)
 	}
-	return msgs[0].BodySection[0].Bytes, nil
+	raw := msgs[0].BodySection[0].Bytes
+	m, err := Parse(raw, lim)
+	if m.MessageID == "" {
+		m.MessageID = messageID("", raw)
+	}
+	return m, err
 }
 
 // move moves a mail to folder (MOVE, or COPY + EXPUNGE where the server
 // lacks it).
-func (c *conn) move(uid uint32, folder string) error {
+func (c *conn) move(_ context.Context, uid uint32, folder string) error {
 	_, err := c.c.Move(imap.UIDSetNum(imap.UID(uid)), folder).Wait()
 	return wrapIMAP("move to "+strconv.Quote(folder), err)
+}
+
+// wait waits in IDLE until the server reports new mail or d passes, and
+// sleeps d on a server without IDLE.
+func (c *conn) wait(ctx context.Context, d time.Duration) error {
+	select {
+	case <-c.changed: // new mail arrived during the pass
+		return nil
+	default:
+	}
+	if !c.c.Caps().Has(imap.CapIdle) {
+		sleep(ctx, d)
+		return nil
+	}
+	idle, err := c.c.Idle()
+	if err != nil {
+		return wrapIMAP("idle", err)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.changed:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.c.Closed():
+		// The IDLE goroutine ends with the connection.
+		return errors.New("imap idle: the connection was closed")
+	}
+	if err := idle.Close(); err != nil {
+		return wrapIMAP("idle done", err)
+	}
+	return wrapIMAP("idle", idle.Wait())
 }
 
 func wrapIMAP(op string, err error) error {

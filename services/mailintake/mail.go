@@ -20,7 +20,7 @@ import (
 // mailRead is the handling of one mail of a pass.
 type mailRead struct {
 	p      *poller
-	c      *conn
+	c      session
 	client document.Client
 	row    store.MailboxMail // its identity, then its outcome
 }
@@ -35,7 +35,7 @@ func (r *mailRead) handle(ctx context.Context) error {
 	if seen {
 		r.row = prev
 	}
-	m, kind, reason, err := r.read()
+	m, kind, reason, err := r.read(ctx)
 	if err != nil {
 		return err
 	}
@@ -55,8 +55,8 @@ func (r *mailRead) handle(ctx context.Context) error {
 
 // read fetches and parses the mail; a mail that can never become documents
 // comes back with the kind and reason of its rejection.
-func (r *mailRead) read() (m Mail, kind, reason string, err error) {
-	size, envelopeID, ok, err := r.c.size(r.row.UID)
+func (r *mailRead) read(ctx context.Context) (m Mail, kind, reason string, err error) {
+	size, envelopeID, ok, err := r.c.size(ctx, r.row.UID)
 	if err != nil || !ok {
 		return m, "", "", errors.Join(err, errGone(ok))
 	}
@@ -67,15 +67,8 @@ func (r *mailRead) read() (m Mail, kind, reason string, err error) {
 		}
 		return m, "too_large", fmt.Sprintf("the mail has %d bytes, more than the %d read", size, r.p.d.Tuning.MaxMailBytes), nil
 	}
-	raw, err := r.c.body(r.row.UID)
-	if err != nil {
-		return m, "", "", err
-	}
-	m, err = Parse(raw, r.p.d.Tuning.Limits)
+	m, err = r.c.load(ctx, r.row.UID, r.p.d.Tuning.Limits)
 	r.row.MessageID = m.MessageID
-	if r.row.MessageID == "" {
-		r.row.MessageID = messageID("", raw)
-	}
 	switch {
 	case errors.Is(err, ErrMalformed):
 		return m, "malformed", err.Error(), nil
@@ -171,7 +164,7 @@ func (r *mailRead) reject(ctx context.Context, kind, reason string) error {
 	r.p.log.Warn("mail not processed", zap.Uint32("uid", r.row.UID), zap.String("message_id", r.row.MessageID),
 		zap.String("kind", kind), zap.String("reason", reason))
 	r.row.Outcome, r.row.Reason = store.MailFailed, reason
-	if err := r.c.move(r.row.UID, r.p.mb.ErrorFolder); err != nil {
+	if err := r.c.move(ctx, r.row.UID, r.p.mb.ErrorFolder); err != nil {
 		return err
 	}
 	r.p.metrics.mails.WithLabelValues(r.p.mb.ID, store.MailFailed).Inc()
@@ -184,7 +177,7 @@ func (r *mailRead) finish(ctx context.Context) error {
 	if r.row.Reason != "" {
 		return r.reject(ctx, "refused", r.row.Reason)
 	}
-	if err := r.c.move(r.row.UID, r.p.mb.ProcessedFolder); err != nil {
+	if err := r.c.move(ctx, r.row.UID, r.p.mb.ProcessedFolder); err != nil {
 		return err
 	}
 	r.row.Outcome = store.MailProcessed

@@ -20,6 +20,8 @@ type poller struct {
 	metrics *metrics
 	log     *zap.Logger
 	lock    *store.MailboxLock
+	src     source  // IMAP or Graph (source.go), made at the first pass
+	sess    session // open while the lock is held and the server answers
 }
 
 // run polls until ctx is done or a hook stops it.
@@ -40,12 +42,8 @@ func (p *poller) run(ctx context.Context) error {
 		} else {
 			failed = 0
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !p.wait(ctx, wait) {
 			return nil
-		case <-t.C:
 		}
 	}
 }
@@ -82,6 +80,9 @@ func (p *poller) turn(ctx context.Context) error {
 		p.log.Info("reading mailbox")
 	}
 	err := p.pass(ctx)
+	if err != nil {
+		p.dropSession()
+	}
 	if p.d.Hooks.AfterPass != nil {
 		p.d.Hooks.AfterPass(p.mb.ID, err)
 	}
@@ -89,6 +90,7 @@ func (p *poller) turn(ctx context.Context) error {
 }
 
 func (p *poller) unlock() {
+	p.dropSession()
 	if p.lock != nil {
 		p.lock.Release()
 		p.lock = nil
@@ -102,26 +104,21 @@ func (p *poller) pass(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("client %q: %w", p.mb.Client, err)
 	}
-	c, err := p.dial(ctx)
+	s, err := p.session(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	pos, err := p.position(ctx, c)
-	if err != nil {
-		return err
-	}
-	uids, err := c.newUIDs(pos.LastUID)
+	uidValidity, uids, err := s.pending(ctx)
 	if err != nil {
 		return err
 	}
 	for _, uid := range uids {
-		mr := mailRead{p: p, c: c, client: client, row: store.MailboxMail{MailboxID: p.mb.ID, UIDValidity: pos.UIDValidity, UID: uid}}
+		mr := mailRead{p: p, c: s, client: client, row: store.MailboxMail{MailboxID: p.mb.ID, UIDValidity: uidValidity, UID: uid}}
 		if err := mr.handle(ctx); err != nil {
 			return fmt.Errorf("mail uid %d: %w", uid, err)
 		}
 	}
-	return nil
+	return s.caughtUp(ctx)
 }
 
 // position selects the folder and returns where to go on from: the stored
