@@ -6,6 +6,7 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
 	"runtime"
 	"strconv"
 	"strings"
@@ -47,6 +48,12 @@ type Config struct {
 	TemplateLimits  TemplateLimits
 	OpsToken        string
 	OpsSessionTTL   time.Duration
+	// OpsConsole serves the console for named operators without
+	// OpsToken; OpsTrustedUserHeader and OpsTrustedProxies are the
+	// identity-aware proxy's header and addresses (ingest.OpsConfig).
+	OpsConsole           bool
+	OpsTrustedUserHeader string
+	OpsTrustedProxies    []netip.Prefix
 	LogLevel        string
 	ShutdownTimeout time.Duration
 	PprofAddr       string
@@ -277,6 +284,28 @@ func schedule(dst func(*Config) *[]time.Duration) func(*Config, string) error {
 	}
 }
 
+// prefixes parses a comma-separated list of IP addresses (a one-address
+// prefix) and CIDR prefixes.
+func prefixes(dst func(*Config) *[]netip.Prefix) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		out := []netip.Prefix{}
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			if a, err := netip.ParseAddr(p); err == nil {
+				out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+				continue
+			}
+			pf, err := netip.ParsePrefix(p)
+			if err != nil {
+				return fmt.Errorf("must be comma-separated IP addresses or CIDR prefixes, got %q", p)
+			}
+			out = append(out, pf.Masked())
+		}
+		*dst(c) = out
+		return nil
+	}
+}
+
 // ParseSchedule parses a comma-separated list of Go durations ("5s,5m,30m").
 func ParseSchedule(v string) ([]time.Duration, error) {
 	var out []time.Duration
@@ -322,8 +351,11 @@ var Vars = []Var{
 	{"INTAKE_TEMPLATE_MAX_PATTERN_BYTES", "16384", "Sum of the lengths of one client template's regexes (16 KiB; the largest shipped template has 2.8 KB); more get 422 template_patterns_too_long. A compiled pattern holds about 50 times its length in memory.", integer(func(c *Config) *int { return &c.TemplateLimits.MaxPatternBytes })},
 	{"INTAKE_TEMPLATE_CHANGE_RATE_LIMIT", "30", "Template changes (PUT, DELETE /templates/{name}, refused ones included) one client may make per INTAKE_TEMPLATE_CHANGE_RATE_WINDOW, counted in PostgreSQL across all ingest replicas; more get 429 rate_limited with Retry-After. 0 = unlimited.", integer(func(c *Config) *int { return &c.TemplateLimits.ChangeRateLimit })},
 	{"INTAKE_TEMPLATE_CHANGE_RATE_WINDOW", "1h", "The fixed window of INTAKE_TEMPLATE_CHANGE_RATE_LIMIT (a client may make up to twice the limit across a window boundary).", duration(func(c *Config) *time.Duration { return &c.TemplateLimits.ChangeRateWindow })},
-	{"INTAKE_OPS_TOKEN", "", "Bearer token of the ops console under /ops/ on the ingest port; empty disables the console.", str(func(c *Config) *string { return &c.OpsToken })},
-	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
+	{"INTAKE_OPS_TOKEN", "", "Shared bearer token of the ops console under /ops/ on the ingest port: the unnamed operator ops-console, of every client. Named operators (intakectl operators) log in with their own tokens instead. The console is served when this, INTAKE_OPS_CONSOLE or INTAKE_OPS_TRUSTED_USER_HEADER is set.", str(func(c *Config) *string { return &c.OpsToken })},
+	{"INTAKE_OPS_CONSOLE", "false", "Serve the ops console for named operators (intakectl operators add) without a shared INTAKE_OPS_TOKEN.", boolean(func(c *Config) *bool { return &c.OpsConsole })},
+	{"INTAKE_OPS_TRUSTED_USER_HEADER", "", "Header in which an identity-aware proxy in front of the console (oauth2-proxy: X-Forwarded-User) names the logged-in user, who must have an operator account; honoured only from INTAKE_OPS_TRUSTED_PROXIES. Empty: never read.", str(func(c *Config) *string { return &c.OpsTrustedUserHeader })},
+	{"INTAKE_OPS_TRUSTED_PROXIES", "127.0.0.1/32,::1/128", "Addresses or CIDR prefixes (comma-separated) whose connections may name the user in INTAKE_OPS_TRUSTED_USER_HEADER; the TCP peer counts, never X-Forwarded-For.", prefixes(func(c *Config) *[]netip.Prefix { return &c.OpsTrustedProxies })},
+	{"INTAKE_OPS_SESSION_TTL", "12h", "How long an ops console login lasts; sessions are kept in PostgreSQL, logout revokes one, changing INTAKE_OPS_TOKEN ends all its sessions, rotating or removing an operator ends the operator's.", duration(func(c *Config) *time.Duration { return &c.OpsSessionTTL })},
 	{"INTAKE_LOG_LEVEL", "info", "Log level: debug, info, warn, error. Logs are JSON on stderr.", str(func(c *Config) *string { return &c.LogLevel })},
 	{"INTAKE_SHUTDOWN_TIMEOUT", queue.DefaultShutdownGrace.String(), "Grace period on SIGTERM to finish in-flight requests and jobs.", duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"INTAKE_PPROF_ADDR", "", "Address a service serves Go's net/http/pprof profiles on (e.g. 127.0.0.1:6060; keep it on loopback); empty disables profiling.", str(func(c *Config) *string { return &c.PprofAddr })},
@@ -441,6 +473,9 @@ func (c Config) validate() error {
 	if c.ProcessorMaxFailures < 1 {
 		return fmt.Errorf("INTAKE_PROCESSOR_MAX_FAILURES must be at least 1")
 	}
+	if h := c.OpsTrustedUserHeader; h != "" && !validHeaderName(h) {
+		return fmt.Errorf("INTAKE_OPS_TRUSTED_USER_HEADER %q must be a header name such as X-Forwarded-User", h)
+	}
 	return nil
 }
 
@@ -465,4 +500,10 @@ func Markdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, strings.ReplaceAll(v.Doc, "|", "\\|"))
 	}
 	return b.String()
+}
+
+// validHeaderName reports whether h is an HTTP header name (RFC 9110
+// token characters).
+func validHeaderName(h string) bool {
+	return strings.Trim(h, "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == ""
 }

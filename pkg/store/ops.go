@@ -21,29 +21,7 @@ type OpsDocument struct {
 // OpsDocuments lists up to limit documents in state, most recently changed
 // first (the DLQ view).
 func (s *Store) OpsDocuments(ctx context.Context, state document.State, limit int) ([]OpsDocument, error) {
-	// The subquery reads one index range (document_events_document) per
-	// listed document, so the list costs limit small lookups.
-	rows, err := s.db.Query(ctx, `SELECT `+documentColumns+`,
-			coalesce((SELECT e.detail FROM document_events e
-				WHERE e.document_id = documents.id AND e.detail IS NOT NULL AND e.detail <> ''
-				ORDER BY e.id DESC LIMIT 1), '')
-		FROM documents WHERE state = $1
-		ORDER BY updated_at DESC, id LIMIT $2`, state, limit)
-	if err != nil {
-		return nil, translate(err, "list ops documents")
-	}
-	defer rows.Close()
-	var out []OpsDocument
-	for rows.Next() {
-		var o OpsDocument
-		d, err := scanDocument(withExtra{rows, []any{&o.LastError}})
-		if err != nil {
-			return nil, translate(err, "scan ops document")
-		}
-		o.Document = d
-		out = append(out, o)
-	}
-	return out, translate(rows.Err(), "list ops documents")
+	return s.OpsDocumentsOf(ctx, nil, state, limit)
 }
 
 // withExtra scans the document columns followed by extra columns, so
@@ -105,7 +83,7 @@ func (s *Store) OpsSummary(ctx context.Context) (OpsSummary, error) {
 // OpsRecentDocuments lists the limit most recently changed documents of any
 // state (the console's "recent activity").
 func (s *Store) OpsRecentDocuments(ctx context.Context, limit int) ([]document.Document, error) {
-	return s.queryDocuments(ctx, "recent documents", `SELECT `+documentColumns+` FROM documents ORDER BY updated_at DESC, id LIMIT $1`, limit)
+	return s.OpsRecentDocumentsOf(ctx, nil, limit)
 }
 
 // OutboxBacklog counts unpublished outbox rows and returns when the oldest

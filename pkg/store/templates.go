@@ -666,19 +666,5 @@ type TemplateUsage struct {
 // TemplateUsageSince returns the usage rows of attempts started at or after
 // since (the ops console's last 24 hours).
 func (s *Store) TemplateUsageSince(ctx context.Context, since time.Time) ([]TemplateUsage, error) {
-	// A built-in template's attempts (no templates row) count as id 0.
-	rows, err := s.db.Query(ctx, `SELECT coalesce(a.template_id, 0), a.template_version, d.state, count(*)
-		FROM document_attempts a JOIN documents d ON d.id = a.document_id AND d.attempt = a.attempt
-		WHERE a.started_at >= $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, since)
-	if err != nil {
-		return nil, translate(err, "template usage")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TemplateUsage, error) {
-		var u TemplateUsage
-		var state string
-		err := r.Scan(&u.TemplateID, &u.Version, &state, &u.Count)
-		u.State = document.State(state)
-		return u, err
-	})
-	return out, translate(err, "template usage")
+	return s.TemplateUsageOf(ctx, nil, since)
 }

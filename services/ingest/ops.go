@@ -3,17 +3,16 @@ package ingest
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -33,10 +32,20 @@ var opsFiles embed.FS
 
 // OpsConfig configures the ops console.
 type OpsConfig struct {
-	// Token is the console's bearer token (INTAKE_OPS_TOKEN). Browsers log
-	// in with it once and then carry a session cookie; an empty token leaves
-	// the console off.
+	// Token is the console's shared bearer token (INTAKE_OPS_TOKEN), the
+	// unnamed operator ops-console of every client. Browsers log in with it
+	// (or an operator's own token) once and then carry a session cookie.
 	Token string
+	// Enabled serves the console for named operators without a shared
+	// token (INTAKE_OPS_CONSOLE). The console is off unless Enabled, Token
+	// or TrustedUserHeader is set.
+	Enabled bool
+	// TrustedUserHeader names the header an identity-aware proxy puts the
+	// user's name in (INTAKE_OPS_TRUSTED_USER_HEADER); it is honoured only
+	// from TrustedProxies (INTAKE_OPS_TRUSTED_PROXIES; nil: loopback), and
+	// the user must have an operator account. Empty: never read.
+	TrustedUserHeader string
+	TrustedProxies    []netip.Prefix
 	// SessionTTL is how long a login lasts (INTAKE_OPS_SESSION_TTL).
 	// Sessions live in PostgreSQL: logout revokes one on every replica, and
 	// changing the token ends all. Defaults to 12h.
@@ -70,11 +79,11 @@ const (
 	opsCookie = "docintake_ops"
 )
 
-// EnableOps mounts the ops console under /ops/ with its own token (never a
-// client token). Call it once, before Run. Does nothing when cfg.Token is
-// empty.
+// EnableOps mounts the ops console under /ops/ with its own tokens (never a
+// client token). Call it once, before Run. Does nothing unless cfg.Enabled,
+// cfg.Token or cfg.TrustedUserHeader is set.
 func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStream) {
-	if cfg.Token == "" {
+	if !cfg.Enabled && cfg.Token == "" && cfg.TrustedUserHeader == "" {
 		return
 	}
 	if st == nil {
@@ -94,6 +103,9 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 	}
 	if cfg.SubjectPrefix == "" {
 		cfg.SubjectPrefix = s.cfg.SubjectPrefix
+	}
+	if cfg.TrustedProxies == nil {
+		cfg.TrustedProxies = config.Defaults().OpsTrustedProxies
 	}
 	o := &ops{cfg: cfg, store: st, js: js, logger: s.logger.Named("ops"), pages: parsePages(),
 		tag: derive(cfg.Token, "session")}
@@ -122,31 +134,16 @@ func (o *ops) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// authenticated accepts the ops token as bearer token, or the cookie of a
-// session that is open in PostgreSQL; session is the cookie's value.
-func (o *ops) authenticated(c echo.Context) (session string, ok bool, err error) {
-	if tok, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
-		return "", subtle.ConstantTimeCompare([]byte(tok), []byte(o.cfg.Token)) == 1, nil
-	}
-	ck, err := c.Cookie(opsCookie)
-	if err != nil || ck.Value == "" {
-		return "", false, nil
-	}
-	sum := sha256.Sum256([]byte(ck.Value))
-	ok, err = o.store.OpsSessionValid(c.Request().Context(), sum[:], o.tag)
-	if err != nil {
-		return "", false, err
-	}
-	return ck.Value, ok, nil
-}
-
 // csrfFor is the form value that proves a form came from the console page
 // of that session: it changes with every login.
 func (o *ops) csrfFor(session string) string { return derive(o.cfg.Token, "csrf "+session) }
 
 func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		session, ok, err := o.authenticated(c)
+		id, ok, err := o.identify(c)
+		if errors.Is(err, errNoAccount) {
+			return o.render(c, http.StatusForbidden, "error", map[string]any{"Message": "You have no operator account; ask for one (intakectl operators add)."})
+		}
 		if err != nil {
 			return o.fail(c, err)
 		}
@@ -155,10 +152,11 @@ func (o *ops) auth(next echo.HandlerFunc) echo.HandlerFunc {
 				return c.Redirect(http.StatusSeeOther, "/ops/login")
 			}
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="docintake ops"`)
-			return c.String(http.StatusUnauthorized, "unauthorized: INTAKE_OPS_TOKEN as bearer token, or log in at /ops/login\n")
+			return c.String(http.StatusUnauthorized, "unauthorized: an operator token or INTAKE_OPS_TOKEN as bearer token, or log in at /ops/login\n")
 		}
-		c.Set("ops_session", session)
-		c.Set("ops_operator", consoleOperator)
+		c.Set("ops_session", id.session)
+		c.Set("ops_identity", id)
+		c.Set("ops_operator", id.op)
 		return next(c)
 	}
 }
@@ -207,12 +205,13 @@ func (o *ops) formError(c echo.Context, err error) error {
 	return o.render(c, status, "error", map[string]any{"Message": msg})
 }
 
-// checkCSRF: a browser sends the cookie with any form posted to us, also
-// from another site's page; only our own pages know the CSRF value. Bearer
-// requests are not sent by browsers on their own and need no check.
+// checkCSRF: a browser sends the cookie (and the proxy its user header)
+// with any form posted to us, also from another site's page; only our own
+// pages know the CSRF value. Bearer requests are not sent by browsers on
+// their own and need no check.
 func (o *ops) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if session, _ := c.Get("ops_session").(string); session != "" && !o.csrfOK(c, session) {
+		if id, _ := c.Get("ops_identity").(identity); id.browser && (id.session == "" || !o.csrfOK(c, id.session)) {
 			return o.staleForm(c)
 		}
 		return next(c)
@@ -247,19 +246,22 @@ func (o *ops) handleLoginForm(c echo.Context) error {
 func (o *ops) handleLogin(c echo.Context) error {
 	// The token only from the POST body: in a URL it would be kept in
 	// browser history, access logs and proxies.
-	if subtle.ConstantTimeCompare([]byte(c.Request().PostFormValue("token")), []byte(o.cfg.Token)) != 1 {
+	op, ok, err := o.operatorByToken(c.Request().Context(), c.Request().PostFormValue("token"))
+	if err != nil {
+		return o.fail(c, err)
+	}
+	if !ok {
 		o.logger.Warn("ops login failed", zap.String("remote", c.RealIP()))
 		return o.render(c, http.StatusUnauthorized, "login", map[string]any{"Failed": true})
 	}
-	var id [32]byte
-	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails (Go 1.24+)
-	session := base64.RawURLEncoding.EncodeToString(id[:])
-	sum := sha256.Sum256([]byte(session))
-	if err := o.store.CreateOpsSession(c.Request().Context(), sum[:], o.tag, o.cfg.SessionTTL); err != nil {
+	tag, name := o.tag, ""
+	if op.Name != consoleOperator.Name {
+		tag, name = store.OpsSessionByToken, op.Name
+	}
+	if _, err := o.openSession(c, tag, name); err != nil {
 		return o.fail(c, err)
 	}
-	c.SetCookie(&http.Cookie{Name: opsCookie, Value: session, Path: "/ops/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: c.Scheme() == "https", MaxAge: int(o.cfg.SessionTTL.Seconds())})
+	o.logger.Info("ops login", zap.String("operator", op.Name))
 	return c.Redirect(http.StatusSeeOther, "/ops/")
 }
 
@@ -272,8 +274,7 @@ func (o *ops) handleLogout(c echo.Context) error {
 		if !o.csrfOK(c, ck.Value) {
 			return o.staleForm(c)
 		}
-		sum := sha256.Sum256([]byte(ck.Value))
-		if err := o.store.RevokeOpsSession(c.Request().Context(), sum[:]); err != nil {
+		if err := o.store.RevokeOpsSession(c.Request().Context(), sessionHash(ck.Value)); err != nil {
 			return o.fail(c, err)
 		}
 	}
@@ -297,33 +298,44 @@ type consumerRow struct {
 
 func (o *ops) handleIndex(c echo.Context) error {
 	ctx := c.Request().Context()
-	sum, err := o.store.OpsSummary(ctx)
+	op := operatorOf(c)
+	data := map[string]any{"Done": doneMessage(c)}
+	counts, err := o.indexCounts(ctx, op, data)
 	if err != nil {
 		return o.fail(c, err)
 	}
-	dlq, err := o.store.OpsDocuments(ctx, document.StateDLQ, o.cfg.DLQLimit)
+	dlq, err := o.store.OpsDocumentsOf(ctx, op.Clients, document.StateDLQ, o.cfg.DLQLimit)
 	if err != nil {
 		return o.fail(c, err)
 	}
-	recent, err := o.store.OpsRecentDocuments(ctx, 20)
+	recent, err := o.store.OpsRecentDocumentsOf(ctx, op.Clients, 20)
 	if err != nil {
 		return o.fail(c, err)
 	}
 	var states []stateCount
 	for _, st := range document.States {
 		if st != document.StateUnknown {
-			states = append(states, stateCount{st, sum.States[st]})
+			states = append(states, stateCount{st, counts[st]})
 		}
 	}
-	return o.render(c, http.StatusOK, "index", map[string]any{
-		"Summary":   sum,
-		"States":    states,
-		"Consumers": queueStats(ctx, o.js, o.cfg.Stream, o.cfg.Consumers),
-		"DLQ":       dlq,
-		"DLQTotal":  sum.States[document.StateDLQ],
-		"Recent":    recent,
-		"Done":      doneMessage(c),
-	})
+	data["States"], data["DLQ"], data["DLQTotal"], data["Recent"] = states, dlq, counts[document.StateDLQ], recent
+	return o.render(c, http.StatusOK, "index", data)
+}
+
+// indexCounts returns the documents per state the operator sees. An
+// operator of every client also gets the system's state (queues, outbox,
+// deliveries) in data; a limited one does not, as those numbers count
+// every client's documents.
+func (o *ops) indexCounts(ctx context.Context, op operator, data map[string]any) (map[document.State]int, error) {
+	if op.Clients != nil {
+		return o.store.OpsStateCounts(ctx, op.Clients)
+	}
+	sum, err := o.store.OpsSummary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data["Summary"], data["Consumers"] = sum, queueStats(ctx, o.js, o.cfg.Stream, o.cfg.Consumers)
+	return sum.States, nil
 }
 
 // queueStats reads every consumer's counters and the age of its oldest
@@ -371,7 +383,7 @@ type deliveryView struct {
 
 func (o *ops) handleDocument(c echo.Context) error {
 	ctx := c.Request().Context()
-	d, err := o.store.DocumentByLogIDAnyClient(ctx, c.Param("log_id"))
+	d, err := o.visibleDocument(c)
 	if err != nil {
 		return o.fail(c, err)
 	}
@@ -413,7 +425,7 @@ func (o *ops) handleDocument(c echo.Context) error {
 func (o *ops) handleAction(done string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		d, err := o.store.DocumentByLogIDAnyClient(ctx, c.Param("log_id"))
+		d, err := o.visibleDocument(c)
 		if err != nil {
 			return o.fail(c, err)
 		}
@@ -431,7 +443,7 @@ func (o *ops) handleAction(done string) echo.HandlerFunc {
 		if err != nil {
 			return o.fail(c, err)
 		}
-		o.logger.Info("ops action", zap.String("action", done), zap.String("log_id", d.LogID),
+		o.logger.Info("ops action", zap.String("action", done), zap.String("operator", operatorOf(c).Name), zap.String("log_id", d.LogID),
 			zap.String("client_id", d.ClientID), zap.String("from_state", string(d.State)))
 		return c.Redirect(http.StatusSeeOther, "/ops/documents/"+url.PathEscape(d.LogID)+"?done="+done)
 	}
@@ -484,6 +496,9 @@ func (o *ops) render(c echo.Context, status int, page string, data map[string]an
 		session = ck.Value
 	}
 	data["CSRF"] = o.csrfFor(session)
+	if id, ok := c.Get("ops_identity").(identity); ok {
+		data["Operator"], data["ViaProxy"] = id.op, id.proxy
+	}
 	data["Refresh"] = int(o.cfg.Refresh.Seconds())
 	data["Now"] = time.Now().UTC()
 	data["Page"] = page

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -46,11 +47,15 @@ const usageWindow = 24 * time.Hour
 
 func (o *ops) handleTemplates(c echo.Context) error {
 	ctx := c.Request().Context()
+	op := operatorOf(c)
 	list, err := o.store.ListTemplates(ctx, store.TemplatesFilter{All: true})
 	if err != nil {
 		return o.fail(c, err)
 	}
-	usage, err := o.store.TemplateUsageSince(ctx, time.Now().Add(-usageWindow))
+	// A limited operator sees the global templates and its clients' own,
+	// with the use its clients made of them.
+	list = slices.DeleteFunc(list, func(t store.TemplateInfo) bool { return t.ClientID != "" && !op.sees(t.ClientID) })
+	usage, err := o.store.TemplateUsageOf(ctx, op.Clients, time.Now().Add(-usageWindow))
 	if err != nil {
 		return o.fail(c, err)
 	}

@@ -74,7 +74,8 @@ func Run(ctx context.Context, d Deps) error {
 	srv.EnableReprocess(d.Store)
 	consumers := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
-	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
+	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, Enabled: cfg.OpsConsole, TrustedUserHeader: cfg.OpsTrustedUserHeader,
+		TrustedProxies: cfg.OpsTrustedProxies, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
 		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.JetStream)
 
 	if err := srv.Run(ctx, cfg.HTTPAddr, d.Bound); err != nil {
