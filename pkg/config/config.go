@@ -45,18 +45,18 @@ type Config struct {
 	UploadRateWindow time.Duration
 	// TemplateLimits bound what one client may store through PUT
 	// /templates (issue 25 finding 2).
-	TemplateLimits  TemplateLimits
-	OpsToken        string
-	OpsSessionTTL   time.Duration
+	TemplateLimits TemplateLimits
+	OpsToken       string
+	OpsSessionTTL  time.Duration
 	// OpsConsole serves the console for named operators without
 	// OpsToken; OpsTrustedUserHeader and OpsTrustedProxies are the
 	// identity-aware proxy's header and addresses (ingest.OpsConfig).
 	OpsConsole           bool
 	OpsTrustedUserHeader string
 	OpsTrustedProxies    []netip.Prefix
-	LogLevel        string
-	ShutdownTimeout time.Duration
-	PprofAddr       string
+	LogLevel             string
+	ShutdownTimeout      time.Duration
+	PprofAddr            string
 
 	PDFEngine  string
 	PDFTimeout time.Duration
