@@ -95,6 +95,9 @@ type Submission struct {
 	ResultMode document.ResultMode
 	Filename   string // a display name, already cleaned by the channel
 	PDF        PDF
+	// Route, when set, lets a submission without Template and PartyID be
+	// routed (route.go) instead of refused.
+	Route *Route
 }
 
 // Receipt is intake's answer: the document, and whether this submission
@@ -120,6 +123,9 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (Receipt, error) {
 			return r, err
 		}
 	}
+	if sub.Route != nil && sub.Template == "" && sub.PartyID == "" {
+		return s.submitRouted(ctx, sub) // route.go (issue 29)
+	}
 	resolved, ok := s.resolve(sub)
 	if !ok {
 		// A retry is answered with its document even when the template
@@ -134,7 +140,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (Receipt, error) {
 		return Receipt{}, document.CodedErrorf(document.EBADREQUEST, CodeTemplateNotFound,
 			"template %q is not configured", sub.Template)
 	}
-	return s.create(ctx, sub, resolved)
+	return s.create(ctx, sub, resolved, "")
 }
 
 // resolve names the submission's template among those its client may use.
@@ -172,8 +178,9 @@ func replay(d document.Document, sum []byte) (Receipt, error) {
 	return Receipt{Document: d}, nil
 }
 
-// create stores the PDF and commits the document with its job.
-func (s *Service) create(ctx context.Context, sub Submission, tmpl string) (Receipt, error) {
+// create stores the PDF and commits the document with its job; note is
+// the creating event's detail ("" none).
+func (s *Service) create(ctx context.Context, sub Submission, tmpl, note string) (Receipt, error) {
 	now := s.now().UTC()
 	logID := uuid.NewString()
 	d := document.Document{
@@ -186,7 +193,7 @@ func (s *Service) create(ctx context.Context, sub Submission, tmpl string) (Rece
 	if err := s.put(ctx, key, sub.PDF); err != nil {
 		return Receipt{}, &document.Error{Kind: document.EUNAVAILABLE, Code: CodeUnavailable, Message: "object store unavailable", Err: err}
 	}
-	got, created, err := s.Store.CreateDocument(ctx, d, lifecycle.Outbox(ctx, jobs.Process(s.SubjectPrefix, d, 1, now)))
+	got, created, err := s.insert(ctx, d, lifecycle.Outbox(ctx, jobs.Process(s.SubjectPrefix, d, 1, now)), note)
 	if err != nil {
 		// A refusal (the message id names another file) wrote nothing, so
 		// the object goes. Any other error keeps it: it does not say the
