@@ -99,7 +99,7 @@ type Item struct {
 	Description        string // short description
 	LongDescription    string
 	Quantity           string // decimal
-	Unit               string // unit as printed (mapped to a BMEcat code by the writer)
+	Unit               string // unit as printed; after pkg/units a code of the BMEcat 2005 list
 	UnitPrice          string // decimal, price per PriceBasisQuantity units
 	PriceBasisQuantity string // decimal; "" means 1
 	LineAmount         string // decimal
@@ -114,6 +114,27 @@ type Item struct {
 	// UnitPrice stays the printed (list) price.
 	DiscountPercent string
 	DiscountAmount  string
+	// AsPrinted is the line in the buyer's unit as printed, kept when the
+	// unit was normalised to a code or converted by the client's unit
+	// table (pkg/units); nil when the line was written as printed. Omitted
+	// from JSON when nil, so that the duplicate check's canonical form of
+	// a line without one stays as it was.
+	AsPrinted *PrintedUnit `json:",omitempty"`
+}
+
+// PrintedUnit is an item's quantity, unit and price as printed, before
+// they were expressed in the supplier's unit.
+type PrintedUnit struct {
+	Quantity           string
+	Unit               string
+	UnitPrice          string
+	PriceBasisQuantity string
+	// Factor is how many supplier units one printed unit is ("12" for a
+	// case of 12; "1" when only the spelling became a code).
+	Factor string
+	// Table is what decided: "client" (the client's unit table) or
+	// "builtin" (the built-in spellings).
+	Table string
 }
 
 // Totals are the document's summary amounts (decimals; "" when not printed).
