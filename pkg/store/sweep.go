@@ -115,23 +115,30 @@ func stuckQuery(o SweepOptions, job func(d document.Document, seq int) OutboxRow
 		args:       []any{document.StateReceived, o.ReceivedBefore, document.StateDeferredForRetry, o.DueBefore},
 		skipColumn: "d.log_id",
 		sweep: func(ctx context.Context, tx *Store, d document.Document) (string, error) {
-			// updated_at moves for received documents only: for deferred
-			// ones it still tells when the state last changed. Their
-			// retry_at becomes now, so either way a second sweep waits for
-			// the full grace period again.
-			var seq int
-			if err := tx.db.QueryRow(ctx, `UPDATE documents SET process_seq = process_seq + 1,
-					updated_at = CASE WHEN state = $2 THEN now() ELSE updated_at END,
-					retry_at = CASE WHEN state = $2 THEN retry_at ELSE now() END
-				WHERE id = $1 RETURNING process_seq`, d.ID, document.StateReceived).Scan(&seq); err != nil {
-				return "", translate(err, "sweep document")
-			}
-			if err := tx.AddOutbox(ctx, job(d, seq)); err != nil {
+			seq, err := tx.enqueueAgain(ctx, d, job)
+			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("re-enqueued as process job %d (no outcome since %s)", seq, d.UpdatedAt.UTC().Format(time.RFC3339)), nil
 		},
 	}
+}
+
+// enqueueAgain gives a document in received or deferred_for_retry the next
+// process job (process_seq + 1, the outbox row job returns), which
+// supersedes the one before, and returns its number.
+func (s *Store) enqueueAgain(ctx context.Context, d document.Document, job func(d document.Document, seq int) OutboxRow) (int, error) {
+	// updated_at moves for received documents only: for deferred ones it
+	// still tells when the state last changed. Their retry_at becomes now,
+	// so either way a second sweep waits for the full grace period again.
+	var seq int
+	if err := s.db.QueryRow(ctx, `UPDATE documents SET process_seq = process_seq + 1,
+			updated_at = CASE WHEN state = $2 THEN now() ELSE updated_at END,
+			retry_at = CASE WHEN state = $2 THEN retry_at ELSE now() END
+		WHERE id = $1 RETURNING process_seq`, d.ID, document.StateReceived).Scan(&seq); err != nil {
+		return 0, translate(err, "sweep document")
+	}
+	return seq, s.AddOutbox(ctx, job(d, seq))
 }
 
 // SweepStuck re-enqueues documents whose process job was lost: documents

@@ -326,7 +326,7 @@ func (t *Template) applyMapping(ctx context.Context, o *order.Order, mp Mapping,
 				return "", nil, nil
 			}
 			return "", &Outcome{Status: OutcomeDeferred, Reason: document.ReasonMappingNotResolved,
-				Detail: fmt.Sprintf("no %s mapping for %q (field %s)", mp.Kind, key, mp.From)}, nil
+				Detail: fmt.Sprintf("%s (field %s)", MissingMapping(mp.Kind, key), mp.From)}, nil
 		}
 		check("mapping %s %q → %q", mp.Kind, key, v)
 		return v, nil, nil
