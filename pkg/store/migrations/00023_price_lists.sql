@@ -18,9 +18,9 @@ CREATE TABLE price_lists (
 CREATE TABLE price_list_entries (
     client_id     text NOT NULL,
     buyer         text NOT NULL,
-    -- The CSV's data row (1 = the first row after the header), which
-    -- messages and exports name.
-    row_number    integer NOT NULL CHECK (row_number > 0),
+    -- The entry's line in the imported CSV (the header is line 1), which
+    -- flags name.
+    line          integer NOT NULL CHECK (line > 1),
     -- The article number as imported and as looked up (upper case, white
     -- space collapsed: pricelist.ArticleKey).
     article       text NOT NULL,
@@ -34,7 +34,7 @@ CREATE TABLE price_list_entries (
     valid_from    date,
     valid_to      date,
     tolerance_pct numeric NOT NULL CHECK (tolerance_pct >= 0),
-    PRIMARY KEY (client_id, buyer, row_number),
+    PRIMARY KEY (client_id, buyer, line),
     FOREIGN KEY (client_id, buyer) REFERENCES price_lists (client_id, buyer) ON DELETE CASCADE,
     CHECK (valid_from IS NULL OR valid_to IS NULL OR valid_from <= valid_to)
 );
