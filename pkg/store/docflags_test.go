@@ -37,4 +37,3 @@ func TestDocumentFlags(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, "m2", got[0].Message)
 }
-
