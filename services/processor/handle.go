@@ -107,6 +107,13 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		w.metrics.job(outSuperseded)
 		return nil
 	}
+	var pre *extracted
+	if doc.Template == "" { // sent without template or party_id: route.go (issue 29)
+		var done bool
+		if doc, pre, done, err = w.route(ctx, log, doc, dl); done {
+			return err
+		}
+	}
 
 	// The attempt's template version is resolved once, here, and used for
 	// everything that follows: a push during processing, or a second
@@ -121,7 +128,7 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	}
 	log = log.With(zap.String("template_version", v.String()))
 
-	res, err := w.process(ctx, doc, v)
+	res, err := w.process(ctx, doc, v, pre)
 	if err != nil {
 		var f *failure
 		if errors.As(err, &f) {
@@ -175,16 +182,17 @@ func (r *result) date() *time.Time {
 	return &t
 }
 
-// process reads, extracts and renders a document. It returns a *failure for
-// problems of the document or its template (a panic included) and other
-// errors for the infrastructure's.
-func (w *worker) process(ctx context.Context, doc document.Document, v *catalogue.Version) (res *result, err error) {
+// process reads, extracts and renders a document (pre: what routing read
+// already, nil for none). It returns a *failure for problems of the
+// document or its template (a panic included) and other errors for the
+// infrastructure's.
+func (w *worker) process(ctx context.Context, doc document.Document, v *catalogue.Version, pre *extracted) (res *result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, &failure{"panic", fmt.Errorf("%v\n%s", r, debug.Stack())}
 		}
 	}()
-	pdf, err := w.readSource(ctx, doc)
+	pdf, err := pre.read(ctx, w, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -199,16 +207,15 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 	// A business document attached to the PDF wins over its printed text.
 	run, source, err := w.structured(ctx, w.log.With(zap.String("log_id", doc.LogID)), v.Set, pdf, opts)
 	if run == nil && err == nil {
-		start := time.Now()
-		text, xerr := w.engine.Extract(ctx, pdf)
+		text, took, xerr := pre.extract(ctx, w, pdf)
 		if xerr != nil {
-			w.metrics.extraction(w.engine.Name(), time.Since(start))
+			w.metrics.extraction(w.engine.Name(), took)
 			if ctx.Err() != nil { // hard stop: not the document's fault
 				return nil, xerr
 			}
 			return nil, &failure{"extract", xerr}
 		}
-		w.metrics.extraction(strings.Join(text.Engines(), "+"), time.Since(start))
+		w.metrics.extraction(strings.Join(text.Engines(), "+"), took)
 		if note := template.DamageNote(text.Damage); note != "" { // an event, as the warnings
 			text.Warnings = append(text.Warnings, note)
 		}
