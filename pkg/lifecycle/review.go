@@ -181,7 +181,7 @@ func (r Review) verify(ctx context.Context, d document.Document, tpl *template.T
 	}
 	switch out.Status {
 	case template.OutcomeSuccess:
-		return nil
+		return r.units(ctx, d, o) // units.go
 	case template.OutcomeDeferred:
 		return document.CodedErrorf(document.EINVALID, "mapping_not_resolved",
 			"the corrected order needs a mapping: %s; add it (intakectl mappings) and approve again", out.Detail)

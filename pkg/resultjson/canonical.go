@@ -44,7 +44,7 @@ func (oj Order) Canonical(base *order.Order) (*order.Order, error) {
 		ci := order.Item{Position: it.Position, SupplierArticleID: it.SupplierArticleID, BuyerArticleID: it.BuyerArticleID,
 			EAN: it.EAN, Description: it.Description, LongDescription: it.LongDescription, Quantity: it.Quantity,
 			Unit: it.Unit, UnitPrice: it.UnitPrice, PriceBasisQuantity: it.PriceBasisQuantity, LineAmount: it.LineAmount,
-			TaxRate: it.TaxRate, Remarks: it.Remarks}
+			TaxRate: it.TaxRate, Remarks: it.Remarks, AsPrinted: (*order.PrintedUnit)(it.AsPrinted)}
 		if i < len(base.Items) {
 			ci.DiscountPercent, ci.DiscountAmount = base.Items[i].DiscountPercent, base.Items[i].DiscountAmount
 		}

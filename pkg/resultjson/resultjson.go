@@ -94,6 +94,20 @@ type Item struct {
 	TaxRate            string   `json:"tax_rate,omitempty"`
 	DeliveryDate       string   `json:"delivery_date,omitempty"`
 	Remarks            []string `json:"remarks,omitempty"`
+	// AsPrinted is the line in the buyer's unit as printed, when unit and
+	// quantity above are the supplier's (issue 28: the unit table).
+	AsPrinted *PrintedUnit `json:"as_printed,omitempty"`
+}
+
+// PrintedUnit is a line's quantity, unit and price as printed, and the
+// factor and table that turned them into the line's (order.PrintedUnit).
+type PrintedUnit struct {
+	Quantity           string `json:"quantity,omitempty"`
+	Unit               string `json:"unit"`
+	UnitPrice          string `json:"unit_price,omitempty"`
+	PriceBasisQuantity string `json:"price_basis_quantity,omitempty"`
+	Factor             string `json:"factor"`
+	Table              string `json:"table"`
 }
 
 // Totals are the order's summary amounts.
@@ -118,7 +132,7 @@ func OrderOf(o *order.Order) Order {
 	for _, it := range o.Items {
 		oj.Items = append(oj.Items, Item{it.Position, it.SupplierArticleID, it.BuyerArticleID, it.EAN, it.Description,
 			it.LongDescription, it.Quantity, it.Unit, it.UnitPrice, it.PriceBasisQuantity, it.LineAmount, it.TaxRate,
-			it.DeliveryDate.String(), it.Remarks})
+			it.DeliveryDate.String(), it.Remarks, (*PrintedUnit)(it.AsPrinted)})
 	}
 	return oj
 }

@@ -17,6 +17,7 @@
 package units
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -24,6 +25,10 @@ import (
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
 )
+
+// ErrConversion marks a conversion Apply refused because it would change a
+// line's amount: a bug to report, never the document's fault.
+var ErrConversion = errors.New("unit conversion")
 
 // Tables recorded in order.PrintedUnit.Table.
 const (
@@ -115,8 +120,8 @@ func (u Unresolved) Detail() string {
 // with the client's rules (rules for other units are ignored). When a unit
 // is unknown nothing is changed and the unresolved lines are returned. A
 // line converted before (AsPrinted set) is left alone, so Apply may run
-// twice. The error is a conversion that would change a line's amount: a bug,
-// never the document's fault.
+// twice. The error (ErrConversion) is a conversion that would change a
+// line's amount: a bug, never the document's fault.
 func Apply(o *order.Order, rules []Rule) (Unresolved, error) {
 	type decision struct {
 		code, factor, table string
@@ -146,7 +151,7 @@ func Apply(o *order.Order, rules []Rule) (Unresolved, error) {
 			continue
 		}
 		if err := convert(&o.Items[i], d.code, d.factor, d.table); err != nil {
-			return nil, fmt.Errorf("line %d (position %s): %w", i+1, o.Items[i].Position, err)
+			return nil, fmt.Errorf("%w: line %d (position %s): %w", ErrConversion, i+1, o.Items[i].Position, err)
 		}
 	}
 	return nil, nil
@@ -158,7 +163,7 @@ func Apply(o *order.Order, rules []Rule) (Unresolved, error) {
 func match(rules []Rule, it *order.Item) (Rule, bool) {
 	key := Key(it.Unit)
 	for _, article := range []string{it.SupplierArticleID, it.BuyerArticleID} {
-		if a := articleKey(article); a != "" {
+		if a := ArticleKey(article); a != "" {
 			if r, ok := find(rules, key, a); ok {
 				return r, true
 			}
@@ -169,16 +174,16 @@ func match(rules []Rule, it *order.Item) (Rule, bool) {
 
 func find(rules []Rule, key, article string) (Rule, bool) {
 	for _, r := range rules {
-		if Key(r.Unit) == key && articleKey(r.Article) == article {
+		if Key(r.Unit) == key && ArticleKey(r.Article) == article {
 			return r, true
 		}
 	}
 	return Rule{}, false
 }
 
-// articleKey compares article numbers without regard to case and runs of
-// white space, as printed article numbers vary in both.
-func articleKey(a string) string { return strings.ToUpper(strings.Join(strings.Fields(a), " ")) }
+// ArticleKey is an article number as unit tables compare it: upper case,
+// runs of white space as one space, as printed article numbers vary in both.
+func ArticleKey(a string) string { return strings.ToUpper(strings.Join(strings.Fields(a), " ")) }
 
 // convert writes the line in the supplier's unit: the code, the quantity
 // times the factor, and the price per supplier unit — the printed price

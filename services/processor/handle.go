@@ -244,6 +244,9 @@ func (w *worker) process(ctx context.Context, doc document.Document, v *catalogu
 	if run.Outcome.Status != template.OutcomeSuccess {
 		return res, nil
 	}
+	if deferred, err := w.units(ctx, doc, res); err != nil || deferred { // units.go
+		return res, err
+	}
 	if res.xml, err = opentrans.Marshal(run.Order, opentrans.WriteOptions{GenerationTime: time.Now()}); err != nil {
 		return nil, &failure{"opentrans", err}
 	}
