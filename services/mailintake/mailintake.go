@@ -42,10 +42,14 @@ import (
 // required; no mailboxes is a service with nothing to do.
 type Deps struct {
 	Mailboxes []Mailbox
-	Store     *store.Store
-	Intake    *intake.Service
-	Logger    *zap.Logger
-	Registry  *prometheus.Registry // nil: metrics register nowhere
+	// Load, when set, replaces Mailboxes: the mailboxes are reloaded
+	// every PollInterval (StoredMailboxes: the mailboxes table), and
+	// pollers start and stop as they are added and removed.
+	Load     func(context.Context) ([]Mailbox, error)
+	Store    *store.Store
+	Intake   *intake.Service
+	Logger   *zap.Logger
+	Registry *prometheus.Registry // nil: metrics register nowhere
 	// Getenv reads imap.password_env; nil is os.Getenv.
 	Getenv func(string) string
 	Tuning Tuning
@@ -108,10 +112,13 @@ func Run(ctx context.Context, d Deps) error {
 		d.Getenv = os.Getenv
 	}
 	d.Tuning = d.Tuning.withDefaults()
-	m := newMetrics(d.Registry)
+	m, h := newMetrics(d.Registry), newHealth(d.Registry, d.Store)
+	if d.Load != nil {
+		return supervise(ctx, d, m, h)
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	for _, mb := range d.Mailboxes {
-		p := &poller{d: d, mb: mb, metrics: m, log: d.Logger.With(zap.String("mailbox", mb.ID), zap.String("client", mb.Client))}
+		p := newPoller(d, mb, m, h)
 		g.Go(func() error { return p.run(ctx) })
 	}
 	err := g.Wait()

@@ -20,8 +20,9 @@ type poller struct {
 	metrics *metrics
 	log     *zap.Logger
 	lock    *store.MailboxLock
-	src     source  // IMAP or Graph (source.go), made at the first pass
-	sess    session // open while the lock is held and the server answers
+	src     source         // IMAP or Graph (source.go), made at the first pass
+	sess    session        // open while the lock is held and the server answers
+	hl      *mailboxHealth // health reports (health.go); nil for a command's poller
 }
 
 // run polls until ctx is done or a hook stops it.
@@ -83,6 +84,7 @@ func (p *poller) turn(ctx context.Context) error {
 	if err != nil {
 		p.dropSession()
 	}
+	p.hl.passed(ctx, err)
 	if p.d.Hooks.AfterPass != nil {
 		p.d.Hooks.AfterPass(p.mb.ID, err)
 	}
@@ -112,11 +114,13 @@ func (p *poller) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	p.hl.listed(ctx, s, uidValidity, uids)
 	for _, uid := range uids {
 		mr := mailRead{p: p, c: s, client: client, row: store.MailboxMail{MailboxID: p.mb.ID, UIDValidity: uidValidity, UID: uid}}
 		if err := mr.handle(ctx); err != nil {
 			return fmt.Errorf("mail uid %d: %w", uid, err)
 		}
+		p.hl.finished(uid)
 	}
 	return s.caughtUp(ctx)
 }

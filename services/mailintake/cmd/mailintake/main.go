@@ -34,9 +34,14 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		return err
 	}
 	defer p.Close()
-	var boxes []mailintake.Mailbox
+	// The file is applied to the mailboxes table (as the clients file is to
+	// clients); the pollers follow the table, which intakectl edits too.
 	if f := p.Config.MailboxesFile; f != "" {
-		if boxes, err = mailintake.LoadMailboxes(f); err != nil {
+		boxes, err := mailintake.LoadMailboxes(f)
+		if err != nil {
+			return err
+		}
+		if err := mailintake.ApplyMailboxes(ctx, p.Store, boxes); err != nil {
 			return err
 		}
 	}
@@ -50,7 +55,7 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	in := &intake.Service{Store: p.Store, Objects: p.Objects, Templates: cat, SubjectPrefix: p.Config.SubjectPrefix,
 		Logger: p.Logger.Named("intake")}
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
-		return mailintake.Run(ctx, mailintake.Deps{Mailboxes: boxes, Store: p.Store, Intake: in,
+		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(p.Store), Store: p.Store, Intake: in,
 			Logger: p.Logger, Registry: p.Registry, Getenv: getenv})
 	})
 }
