@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("clients", "manage clients: add, list, token (rotate), revoke-token, enable, disable, unknown-party", runClients)
+	register("clients", "manage clients: add, list, show, set (review, review timeout, duplicate window), token (rotate), revoke-token, enable, disable, unknown-party", runClients)
 	register("migrate", "apply database migrations: migrate up", runMigrate)
 	register("config", "print the configuration variables: config print [--markdown]", runConfig)
 }
@@ -41,7 +41,7 @@ func newToken() string {
 
 func runClients(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
-		fmt.Fprintln(env.Stderr, "usage: intakectl clients add|list|token|revoke-token|enable|disable|unknown-party ...")
+		fmt.Fprintln(env.Stderr, "usage: intakectl clients add|list|show|set|token|revoke-token|enable|disable|unknown-party ...")
 		return 2
 	}
 	switch args[0] {
@@ -85,6 +85,10 @@ func runClients(ctx context.Context, args []string, env Env) int {
 		return 0
 	case "list":
 		return runClientsList(ctx, env)
+	case "show":
+		return runClientsShow(ctx, args, env) // clients_settings.go
+	case "set":
+		return runClientsSet(ctx, args, env)
 	case "unknown-party":
 		return runUnknownParty(ctx, args, env)
 	case "enable", "disable":
@@ -148,7 +152,7 @@ func runClientsAdd(ctx context.Context, args []string, env Env) int {
 }
 
 // runClientsList is `clients list`: every client with its webhook state and
-// unknown_party setting (never a token).
+// settings (never a token).
 func runClientsList(ctx context.Context, env Env) int {
 	st, err := openStore(ctx, env)
 	if err != nil {
@@ -160,9 +164,14 @@ func runClientsList(ctx context.Context, env Env) int {
 		return fail(env, "%v", err)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tWEBHOOK\tENABLED\tUNKNOWN_PARTY")
+	fmt.Fprintln(tw, "ID\tNAME\tWEBHOOK\tENABLED\tUNKNOWN_PARTY\tREVIEW\tREVIEW_TIMEOUT\tDUPLICATE_WINDOW_DAYS")
 	for _, c := range cs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", c.ID, c.Name, c.WebhookURL, c.WebhookEnabled, c.UnknownParty)
+		days, err := st.DuplicateWindow(ctx, c.ID)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\t%s\t%s\t%d\n", c.ID, c.Name, c.WebhookURL, c.WebhookEnabled, c.UnknownParty,
+			c.Review, c.ReviewWait(), days)
 	}
 	_ = tw.Flush()
 	return 0

@@ -51,6 +51,6 @@ func TestClientsUnknownParty(t *testing.T) {
 
 	r = runEnv(t, env, "clients", "list")
 	require.Equal(t, 0, r.code)
-	require.Regexp(t, `(?m)^ID\s+NAME\s+WEBHOOK\s+ENABLED\s+UNKNOWN_PARTY$`, r.stdout)
-	require.Regexp(t, `(?m)^acme\s+.*\s+generic$`, r.stdout)
+	require.Regexp(t, `(?m)^ID\s+NAME\s+WEBHOOK\s+ENABLED\s+UNKNOWN_PARTY\s+REVIEW\s+REVIEW_TIMEOUT\s+DUPLICATE_WINDOW_DAYS$`, r.stdout)
+	require.Regexp(t, `(?m)^acme\s+.*\s+generic\s+off\s+4h0m0s\s+90$`, r.stdout)
 }
