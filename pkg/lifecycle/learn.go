@@ -87,20 +87,9 @@ func (r Review) AddSample(ctx context.Context, d document.Document, who string) 
 // confirmed returns the document as stored now, its confirmed order (the
 // result JSON's) and the template version its attempt used.
 func (r Review) confirmed(ctx context.Context, d document.Document) (document.Document, resultjson.File, store.AttemptTemplate, error) {
-	var res resultjson.File
-	d, err := r.Store.Document(ctx, d.ID)
+	d, res, err := r.confirmedOrder(ctx, d)
 	if err != nil {
 		return d, res, store.AttemptTemplate{}, err
-	}
-	if _, held, err := r.Store.ReviewUntil(ctx, d.ID); err != nil {
-		return d, res, store.AttemptTemplate{}, err
-	} else if held {
-		return d, res, store.AttemptTemplate{}, document.CodedErrorf(document.ECONFLICT, "not_reviewed",
-			"document %s is held for review: approve its corrected order first, then add it as a sample", d.LogID)
-	}
-	if d.State.Verdict() != document.VerdictSuccess || d.ResultJSONKey == "" {
-		return d, res, store.AttemptTemplate{}, document.CodedErrorf(document.ECONFLICT, "no_confirmed_order",
-			"document %s is %s: only a success (an approved review) has an order to learn from", d.LogID, d.State)
 	}
 	pin, err := r.Store.CurrentPin(ctx, d.ID)
 	if err != nil {
@@ -110,11 +99,33 @@ func (r Review) confirmed(ctx context.Context, d document.Document) (document.Do
 		return d, res, pin, document.CodedErrorf(document.EINVALID, "no_template",
 			"document %s was read by the built-in generic reader, which has no samples: draft a template from it (intakectl review draft %s)", d.LogID, d.LogID)
 	}
+	return d, res, pin, nil
+}
+
+// confirmedOrder returns the document as stored now and its result JSON,
+// whose order is the confirmed one: ECONFLICT while it is held for review
+// (not_reviewed) or has no success (no_confirmed_order).
+func (r Review) confirmedOrder(ctx context.Context, d document.Document) (document.Document, resultjson.File, error) {
+	var res resultjson.File
+	d, err := r.Store.Document(ctx, d.ID)
+	if err != nil {
+		return d, res, err
+	}
+	if _, held, err := r.Store.ReviewUntil(ctx, d.ID); err != nil {
+		return d, res, err
+	} else if held {
+		return d, res, document.CodedErrorf(document.ECONFLICT, "not_reviewed",
+			"document %s is held for review: approve its corrected order first", d.LogID)
+	}
+	if d.State.Verdict() != document.VerdictSuccess || d.ResultJSONKey == "" {
+		return d, res, document.CodedErrorf(document.ECONFLICT, "no_confirmed_order",
+			"document %s is %s: only a success (an approved review) has an order to learn from", d.LogID, d.State)
+	}
 	b, err := r.object(ctx, d.ResultJSONKey, "the result of "+d.LogID)
 	if err == nil {
 		err = json.Unmarshal(b, &res)
 	}
-	return d, res, pin, err
+	return d, res, err
 }
 
 // pushSample stores the current version of pin's template with the sample
@@ -196,14 +207,7 @@ func (r Review) orderSample(ctx context.Context, d document.Document, res result
 	if err != nil {
 		return nil, fmt.Errorf("template %s v%d: %w", v.Name, v.Version, err)
 	}
-	used, err := r.mappingsUsed(ctx, d, tpl, res.Order)
-	if err != nil {
-		return nil, err
-	}
-	received := d.CreatedAt.UTC()
-	s := catalogue.OrderSample{Order: res.Order, Mappings: used, ResultMode: string(d.ResultMode), ReceivedAt: &received,
-		From: fmt.Sprintf("the order confirmed for document %s of client %s", d.LogID, d.ClientID)}
-	return json.MarshalIndent(s, "", "  ")
+	return r.expectation(ctx, d, res.Order, tpl)
 }
 
 // mappingsUsed decides the confirmed order again with the template's

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/template"
+	"github.com/docintake/docintake/pkg/template/draft"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -257,5 +259,66 @@ func samplesByName(s []store.TemplateSample) map[string][]byte {
 	for _, x := range s {
 		out[x.Name] = x.Content
 	}
+	return out
+}
+
+// "Draft a template" from a held Contoso PO with the order number a
+// person typed from the PDF: the draft, anchored on the corrected order,
+// reads the PO's number, date, totals and items back from the PDF.
+func TestDraftFromReview(t *testing.T) {
+	t.Parallel()
+	e := newLearnEnv(t)
+	ctx := t.Context()
+	yml, pdf := contoso(t)
+	_, err := e.st.PushTemplate(ctx, store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml",
+		Content: brokenContoso(yml), PushedBy: "t"})
+	require.NoError(t, err)
+	d := e.process(t, "contoso-po", pdf)
+	rd, err := e.review.Held(ctx, d)
+	require.NoError(t, err)
+	corrected := rd.Result.Order
+	corrected.OrderID = "190122"
+	dr, err := e.review.Draft(ctx, d, &corrected, draft.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "contoso-po", dr.Name, "named after the template the PO was processed with")
+	require.True(t, dr.ReadsBack, dr.Report)
+	require.Contains(t, dr.Report, `order_id        found   label "PO #"`)
+	require.Contains(t, dr.Report, "read back: review-"+d.LogID+".pdf as confirmed (order id, dates, currency, totals, 2 items)")
+
+	// The draft with its sample, as `templates push` would store it: its
+	// reading of the PDF, value by value.
+	tpl, err := catalogue.CompileVersion(dr.Name, dr.Name+".yml", dr.YAML)
+	require.NoError(t, err)
+	set, err := template.NewSet(tpl)
+	require.NoError(t, err)
+	text, err := e.review.SampleText(ctx, "po.pdf", pdf)
+	require.NoError(t, err)
+	run, err := set.Run(ctx, text, template.RunOptions{Template: dr.Name})
+	require.NoError(t, err)
+	require.Equal(t, template.OutcomeSuccess, run.Outcome.Status, run.Outcome.String())
+	o := resultjson.OrderOf(run.Order)
+	require.Equal(t, []string{"190122", "2019-07-27", "USD", "5760.00", "512.64", "6547.55"},
+		[]string{o.OrderID, o.OrderDate, o.Currency, o.Totals.NetAmount, o.Totals.TaxAmount, o.Totals.GrossAmount})
+	require.Equal(t, [][]string{{"MM4-4010", "89", "62.00", "5518.00"}, {"SH-L2216", "11", "22.00", "242.00"}},
+		[][]string{{o.Items[0].SupplierArticleID, o.Items[0].Quantity, o.Items[0].UnitPrice, o.Items[0].LineAmount},
+			{o.Items[1].SupplierArticleID, o.Items[1].Quantity, o.Items[1].UnitPrice, o.Items[1].LineAmount}})
+
+	// Its test against the confirmed order names what a person still has
+	// to add (the contacts the shipped template reads), nothing of the
+	// values above.
+	require.Len(t, dr.Results, 1)
+	require.Equal(t, "review-"+d.LogID+".pdf", dr.Results[0].Name)
+	for _, p := range dr.Results[0].Problems {
+		require.NotRegexp(t, `^(order_id|order_date|currency|totals|items)`, p)
+	}
+	require.Equal(t, []string{"review-" + d.LogID + ".json", "review-" + d.LogID + ".pdf"}, sampleNames(dr.Samples))
+}
+
+func sampleNames(s []store.TemplateSample) []string {
+	var out []string
+	for _, x := range s {
+		out = append(out, x.Name)
+	}
+	slices.Sort(out)
 	return out
 }

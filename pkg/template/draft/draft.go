@@ -46,6 +46,10 @@ import (
 type Sample struct {
 	Name string
 	Text string
+	// Truth is the order a person confirmed for the sample (issue 27's
+	// review), or nil: the draft is anchored on it and read back against
+	// it instead of the generic reader's verdict (truth.go).
+	Truth *order.Order
 }
 
 // Options name the drafted template.
@@ -130,6 +134,11 @@ type builder struct {
 	// does not prove, with why.
 	readings []*reading
 	unproven []string
+	// ref names what the draft is read back against: the generic reader,
+	// or confirmedRef when the samples carry truths; truthNotes say what
+	// of the truths the reader's reading does not show.
+	ref        string
+	truthNotes []string
 	// readerTab is the lines block written from the reader's rows (nil
 	// with readerTableWhy when it cannot be); tableFrom says which table
 	// the draft keeps and why.
@@ -144,7 +153,7 @@ func Build(ctx context.Context, samples []Sample, opts Options) (*Draft, error) 
 	if len(samples) == 0 {
 		return nil, ErrNoSample
 	}
-	b := &builder{samples: samples, notes: map[string]string{}, checksOff: map[string]string{}}
+	b := &builder{samples: samples, notes: map[string]string{}, checksOff: map[string]string{}, ref: "the generic reader"}
 	var texts []string
 	for _, s := range samples {
 		if strings.TrimSpace(s.Text) == "" {

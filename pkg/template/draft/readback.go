@@ -86,16 +86,16 @@ func (b *builder) tableDiffs(ctx context.Context, t *table) ([]string, error) {
 		if o == nil {
 			o = &order.Order{}
 		}
-		diffs = append(diffs, itemDiffs(o.Items, b.readings[k].res.Order.Items)...)
+		diffs = append(diffs, itemDiffs(o.Items, b.readings[k].res.Order.Items, b.ref)...)
 	}
 	return diffs, nil
 }
 
 // itemDiffs lists the item values a reading of the draft has other than
 // the reader's: quantity, price, price basis, discount and line amount.
-func itemDiffs(got, want []order.Item) []string {
+func itemDiffs(got, want []order.Item, ref string) []string {
 	if len(got) != len(want) {
-		return []string{fmt.Sprintf("items: %d read, the generic reader reads %d", len(got), len(want))}
+		return []string{fmt.Sprintf("items: %d read, %s has %d", len(got), ref, len(want))}
 	}
 	var out []string
 	for i, w := range want {
@@ -106,7 +106,7 @@ func itemDiffs(got, want []order.Item) []string {
 			if v[1] == v[2] || sameNumber(v[1], v[2]) || v[0] == "price_basis_quantity" && basisOne(v[1]) && basisOne(v[2]) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("items[%d].%s: %s (the generic reader: %s)", i, v[0], orNone(v[1]), orNone(v[2])))
+			out = append(out, fmt.Sprintf("items[%d].%s: %s (%s: %s)", i, v[0], orNone(v[1]), ref, orNone(v[2])))
 		}
 	}
 	return out
@@ -138,7 +138,7 @@ func (b *builder) readBack(o *order.Order, out string, k int) []string {
 	for _, v := range [][3]string{{"order_id", o.ID, want.ID}, {"date", dateText(o.IssueDate), dateText(want.IssueDate)},
 		{"delivery_date", dateText(o.DeliveryDate), dateText(want.DeliveryDate)}, {"currency", o.Currency, want.Currency}} {
 		if v[1] != v[2] {
-			diffs = append(diffs, fmt.Sprintf("%s: %s (the generic reader: %s)", v[0], orNone(v[1]), orNone(v[2])))
+			diffs = append(diffs, fmt.Sprintf("%s: %s (%s: %s)", v[0], orNone(v[1]), b.ref, orNone(v[2])))
 		}
 	}
 	got := map[string]string{"total_net": o.Totals.NetAmount, "total_tax": o.Totals.TaxAmount, "total_gross": o.Totals.GrossAmount,
@@ -148,9 +148,17 @@ func (b *builder) readBack(o *order.Order, out string, k int) []string {
 		if len(cs) == 0 || sameNumber(got[name], v) {
 			continue // a total the reader adds up is not printed: the report says so
 		}
-		diffs = append(diffs, fmt.Sprintf("%s: %s (the generic reader: %s)", name, orNone(got[name]), v))
+		diffs = append(diffs, fmt.Sprintf("%s: %s (%s: %s)", name, orNone(got[name]), b.ref, v))
 	}
-	return append(diffs, itemDiffs(o.Items, want.Items)...)
+	return append(diffs, itemDiffs(o.Items, want.Items, b.ref)...)
+}
+
+// readAs is how the read-back names its reference.
+func readAs(ref string) string {
+	if ref == confirmedRef {
+		return "confirmed"
+	}
+	return ref + " read it"
 }
 
 func dateText(d order.Date) string {
@@ -169,6 +177,12 @@ func (b *builder) readerReport(d *Draft) (reading string, back []string, ok bool
 			"; drafted from labels and column headings instead (check every value)", nil, false
 	}
 	reading = "reading: the generic reader proves every sample (line arithmetic, totals, one order number); the draft freezes its reading"
+	if b.ref == confirmedRef {
+		reading = "reading: anchored on the order a person confirmed for each sample; the draft freezes the generic reader's reading of those values"
+		for _, n := range b.truthNotes {
+			reading += "\n  " + n
+		}
+	}
 	ok = true
 	for k, oc := range d.Outcomes {
 		detail := string(oc.Status)
@@ -177,12 +191,12 @@ func (b *builder) readerReport(d *Draft) (reading string, back []string, ok bool
 		}
 		diffs := b.readBack(oc.Order, detail, k)
 		if len(diffs) == 0 {
-			back = append(back, fmt.Sprintf("read back: %s as the generic reader read it (order id, dates, currency, totals, %d items)",
-				oc.Sample, len(b.readings[k].res.Order.Items)))
+			back = append(back, fmt.Sprintf("read back: %s as %s (order id, dates, currency, totals, %d items)",
+				oc.Sample, readAs(b.ref), len(b.readings[k].res.Order.Items)))
 			continue
 		}
 		ok = false
-		back = append(back, fmt.Sprintf("read back: %s NOT as the generic reader read it:", oc.Sample))
+		back = append(back, fmt.Sprintf("read back: %s NOT as %s:", oc.Sample, readAs(b.ref)))
 		for _, x := range diffs {
 			back = append(back, "  "+x)
 		}
@@ -191,5 +205,6 @@ func (b *builder) readerReport(d *Draft) (reading string, back []string, ok bool
 }
 
 // ReadsBack reports whether the draft is built on the generic reader's
-// proven readings and reads every sample back exactly as the reader did.
+// proven readings and reads every sample back exactly as the reader did
+// (with Sample.Truth: exactly as the person confirmed it).
 func (d *Draft) ReadsBack() bool { return d.readsBack }

@@ -78,9 +78,12 @@ func (r *reading) field(name string) (generic.Field, bool) {
 func (b *builder) readSamples(ctx context.Context) error {
 	var rs []*reading
 	for k, s := range b.samples {
-		res, err := generic.Read(ctx, s.Text, generic.Options{Debug: true})
+		res, notes, err := b.read(ctx, s)
 		if err != nil {
 			return fmt.Errorf("draft: %s: %w", s.Name, err)
+		}
+		for _, n := range notes {
+			b.truthNotes = append(b.truthNotes, s.Name+": "+n)
 		}
 		if res.Outcome.Status != template.OutcomeSuccess {
 			b.unproven = append(b.unproven, fmt.Sprintf("%s (%s)", s.Name, strings.TrimPrefix(res.Outcome.Detail, "generic reader: ")))
@@ -92,6 +95,17 @@ func (b *builder) readSamples(ctx context.Context) error {
 		b.readings = rs
 	}
 	return nil
+}
+
+// read reads a sample with the generic reader, anchored on its truth
+// when it has one (truth.go).
+func (b *builder) read(ctx context.Context, s Sample) (*generic.Result, []string, error) {
+	if s.Truth == nil {
+		res, err := generic.Read(ctx, s.Text, generic.Options{Debug: true})
+		return res, nil, err
+	}
+	b.ref = confirmedRef
+	return readAnchored(ctx, s.Text, s.Truth)
 }
 
 // proven reports whether the draft is built on the reader's readings.
