@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -44,11 +45,27 @@ type env struct {
 	svc  *intake.Service
 	mb   mailintake.Mailbox
 	tune mailintake.Tuning
+	log  *zap.Logger // nil: the test's
 }
 
 func setup(t *testing.T) env {
 	t.Helper()
 	dc := startDovecot(t)
+	e := intakeEnv(t)
+	pwFile := filepath.Join(t.TempDir(), "imap-password")
+	require.NoError(t, os.WriteFile(pwFile, []byte(dc.Password+"\n"), 0o600))
+	mb := mailintake.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
+		IMAP:    mailintake.IMAP{Host: "127.0.0.1", Port: dc.Port, Security: mailintake.SecurityNone, Username: dc.User, PasswordFile: pwFile},
+		Senders: map[string]string{"buyer.example": "CONTOSO", "po@other.example": "OTHER"}}
+	require.NoError(t, mb.Validate())
+	e.dc, e.mb = dc, mb
+	return e
+}
+
+// intakeEnv is the intake of a test without its mailbox: PostgreSQL, the
+// client acme, intake.Service on a file object store.
+func intakeEnv(t *testing.T) env {
+	t.Helper()
 	pool := storetest.Pool(t)
 	st := store.New(pool)
 	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
@@ -56,13 +73,7 @@ func setup(t *testing.T) env {
 	require.NoError(t, err)
 	svc := &intake.Service{Store: st, Objects: objs, Templates: templates{"CONTOSO": "contoso-po", "OTHER": "other-po"},
 		SubjectPrefix: "mailintake-test"}
-	pwFile := filepath.Join(t.TempDir(), "imap-password")
-	require.NoError(t, os.WriteFile(pwFile, []byte(dc.Password+"\n"), 0o600))
-	mb := mailintake.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
-		IMAP:    mailintake.IMAP{Host: "127.0.0.1", Port: dc.Port, Security: mailintake.SecurityNone, Username: dc.User, PasswordFile: pwFile},
-		Senders: map[string]string{"buyer.example": "CONTOSO", "po@other.example": "OTHER"}}
-	require.NoError(t, mb.Validate())
-	return env{dc: dc, pool: pool, st: st, svc: svc, mb: mb}
+	return env{pool: pool, st: st, svc: svc}
 }
 
 // pass runs the intake until its first pass over the mailbox is done,
@@ -78,10 +89,14 @@ func (e env) pass(t *testing.T, hooks mailintake.Hooks) (passErr, runErr error) 
 		default:
 		}
 	}
+	log := e.log
+	if log == nil {
+		log = zaptest.NewLogger(t)
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailintake.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
-			Logger: zaptest.NewLogger(t), Registry: prometheus.NewRegistry(), Hooks: hooks, Tuning: e.tune})
+			Logger: log, Registry: prometheus.NewRegistry(), Hooks: hooks, Tuning: e.tune})
 	}()
 	passErr = <-passes
 	cancel()
