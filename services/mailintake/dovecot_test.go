@@ -25,11 +25,19 @@ type dovecot struct {
 	Port     int
 	User     string
 	Password string
+	extra    func(dir string) string // more config, written after the defaults (which it may override)
 }
 
 // startDovecot starts the server, or skips the test when Dovecot is not
 // installed (fails under CI=true, where deploy/dev/testenv.sh installs it).
 func startDovecot(t *testing.T) *dovecot {
+	t.Helper()
+	return startDovecotWith(t, nil)
+}
+
+// startDovecotWith starts the server with extra config (given the
+// server's directory, readable by its processes), e.g. another passdb.
+func startDovecotWith(t *testing.T, extra func(dir string) string) *dovecot {
 	t.Helper()
 	_, err := os.Stat(dovecotBin())
 	if err != nil {
@@ -42,7 +50,7 @@ func startDovecot(t *testing.T) *dovecot {
 	// The mail processes run as the mail user, who must reach the maildir.
 	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o755))
 	require.NoError(t, os.Chmod(dir, 0o755))
-	d := &dovecot{User: "orders", Password: "s3cret-imap"}
+	d := &dovecot{User: "orders", Password: "s3cret-imap", extra: extra}
 	var lastErr error
 	for range 3 { // a free port may be taken between probe and bind
 		d.Port = freePort(t)
@@ -113,6 +121,9 @@ userdb {
 }
 mail_location = maildir:~/Maildir
 `, dir, logPath, internal.name, internal.group, login.name, min(mailUser.uid, internal.uid), d.Port)
+	if d.extra != nil {
+		conf += d.extra(dir)
+	}
 	confPath := filepath.Join(dir, "dovecot.conf")
 	require.NoError(t, os.WriteFile(confPath, []byte(conf), 0o644))
 	return exec.Command(dovecotBin(), "-F", "-c", confPath), logPath
