@@ -62,17 +62,21 @@ type OpsConfig struct {
 	Refresh time.Duration
 	// DLQLimit caps the DLQ list. Defaults to config's Tuning.OpsDLQLimit.
 	DLQLimit int
+	// Review, when set, adds the review queue and pages (ops_review.go).
+	Review *ReviewConfig
 }
 
-// ops is the console: server-rendered pages, no JavaScript, so it works
-// through any proxy and needs no build step.
+// ops is the console: server-rendered pages, so it works through any
+// proxy and needs no build step; only the review page adds a script of
+// ours (review.js) for its boxes, arithmetic and keys.
 type ops struct {
 	cfg    OpsConfig
 	store  *store.Store
 	js     jetstream.JetStream // nil: queue section says so
 	logger *zap.Logger
 	pages  map[string]*template.Template
-	tag    string // HMAC of the token, stored with each session it opens
+	tag    string    // HMAC of the token, stored with each session it opens
+	review *reviewer // nil: no review pages
 }
 
 const (
@@ -109,6 +113,9 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 	}
 	o := &ops{cfg: cfg, store: st, js: js, logger: s.logger.Named("ops"), pages: parsePages(),
 		tag: derive(cfg.Token, "session")}
+	if cfg.Review != nil {
+		o.review = newReviewer(o, *cfg.Review)
+	}
 	o.routes(s.echo)
 }
 
@@ -122,11 +129,12 @@ func derive(token, purpose string) string {
 }
 
 // headers keep the pages out of caches and frames and allow nothing but our
-// own stylesheet and forms.
+// own stylesheets, scripts (the review page's), images (its page images)
+// and forms.
 func (o *ops) headers(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
-		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
@@ -173,15 +181,19 @@ const (
 // form reads the POST form before the handler, bounded in size and time
 // (the handlers and checkCSRF then use the parsed values). A refusal is the
 // connection's last, as the body was not read (closeRefusals).
-func (o *ops) form(next echo.HandlerFunc) echo.HandlerFunc {
+func (o *ops) form(next echo.HandlerFunc) echo.HandlerFunc { return o.formUpTo(opsFormMaxBytes, next) }
+
+// formUpTo is form for a form of up to limit bytes (the review page's
+// corrected order is larger than a button's form).
+func (o *ops) formUpTo(limit int64, next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if r.ContentLength > opsFormMaxBytes {
+		if r.ContentLength > limit {
 			return o.render(c, http.StatusRequestEntityTooLarge, "error", map[string]any{"Message": "The form is too large."})
 		}
 		rc := http.NewResponseController(c.Response())
 		_ = rc.SetReadDeadline(time.Now().Add(opsFormReadTimeout))
-		r.Body = http.MaxBytesReader(c.Response(), r.Body, opsFormMaxBytes)
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 		if err := r.ParseForm(); err != nil {
 			return o.formError(c, err)
 		}
@@ -502,6 +514,7 @@ func (o *ops) render(c echo.Context, status int, page string, data map[string]an
 	data["Refresh"] = int(o.cfg.Refresh.Seconds())
 	data["Now"] = time.Now().UTC()
 	data["Page"] = page
+	data["ReviewOn"] = o.review != nil
 	var b strings.Builder
 	if err := o.pages[page].ExecuteTemplate(&b, "layout", data); err != nil {
 		return fmt.Errorf("render %s: %w", page, err)
@@ -540,7 +553,7 @@ func parsePages() map[string]*template.Template {
 		"shown": showBidi,
 	}
 	pages := map[string]*template.Template{}
-	for _, p := range []string{"index", "document", "login", "error", "templates"} {
+	for _, p := range []string{"index", "document", "login", "error", "templates", "review", "review_queue"} {
 		pages[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(opsFiles, "templates/layout.html", "templates/"+p+".html"))
 	}
 	return pages

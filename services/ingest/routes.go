@@ -86,4 +86,21 @@ func (o *ops) routes(e *echo.Echo) {
 	g.POST("/documents/:log_id/redeliver", o.handleAction("redelivered"), o.auth, o.form, o.checkCSRF)
 	g.POST("/documents/:log_id/reprocess", o.handleAction("reprocessed"), o.auth, o.form, o.checkCSRF) // ops_templates.go
 	g.GET("/templates", o.handleTemplates, o.auth)
+	if o.review != nil {
+		o.reviewRoutes(g, o.review)
+	}
+}
+
+// reviewRoutes are the review queue and pages (OpsConfig.Review,
+// ops_review.go). The approval's form carries a whole corrected order.
+func (o *ops) reviewRoutes(g *echo.Group, r *reviewer) {
+	approveForm := func(next echo.HandlerFunc) echo.HandlerFunc { return o.formUpTo(reviewFormMaxBytes, next) }
+	g.GET("/static/review.js", r.handleJS)
+	g.GET("/static/review.css", r.handleCSS)
+	g.GET("/review", r.handleQueue, o.auth)
+	g.GET("/review/:log_id", r.handlePage, o.auth)
+	g.GET("/review/:log_id/pages/:n", r.handlePageImage, o.auth)
+	g.POST("/review/:log_id/approve", r.handleApprove, o.auth, approveForm, o.checkCSRF)
+	g.POST("/review/:log_id/release", r.handleRelease, o.auth, o.form, o.checkCSRF)
+	g.POST("/review/:log_id/sample", r.handleSample, o.auth, o.form, o.checkCSRF)
 }

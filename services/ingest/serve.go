@@ -8,6 +8,7 @@ import (
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/config/pdfopts"
+	"github.com/docintake/docintake/pkg/lifecycle"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
@@ -76,10 +77,27 @@ func Run(ctx context.Context, d Deps) error {
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, Enabled: cfg.OpsConsole, TrustedUserHeader: cfg.OpsTrustedUserHeader,
 		TrustedProxies: cfg.OpsTrustedProxies, SessionTTL: cfg.OpsSessionTTL, Stream: qcfg.Stream, Consumers: consumers,
-		SubjectPrefix: qcfg.SubjectPrefix}, d.Store, d.JetStream)
+		SubjectPrefix: qcfg.SubjectPrefix, Review: reviewConfig(d, qcfg.SubjectPrefix, sampleText.Text)}, d.Store, d.JetStream)
 
 	if err := srv.Run(ctx, cfg.HTTPAddr, d.Bound); err != nil {
 		return fmt.Errorf("ingest api: %w", err)
 	}
 	return nil
+}
+
+// pinnedTemplates is the catalogue's Pinned, which the review pages ask
+// besides Resolve (catalogue.Catalogue has both).
+type pinnedTemplates interface {
+	Pinned(ctx context.Context, documentID string) (*catalogue.Version, error)
+}
+
+// reviewConfig turns the console's review pages on when the templates can
+// say which version a document was processed with (nil otherwise).
+func reviewConfig(d Deps, prefix string, text catalogue.TextFunc) *ReviewConfig {
+	pt, ok := d.Templates.(pinnedTemplates)
+	if !ok {
+		return nil
+	}
+	return &ReviewConfig{Review: lifecycle.Review{Store: d.Store, Objects: d.Objects, Pinned: pt.Pinned, Prefix: prefix,
+		SampleText: text}}
 }
