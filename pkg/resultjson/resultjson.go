@@ -25,6 +25,24 @@ type File struct {
 	// (pdftotext) read by generic", "embedded Order-X COMFORT (order-x.xml)".
 	Source string `json:"source,omitempty"`
 	Order  Order  `json:"order"`
+	// Flags are what the order's checks found (issue 28): a price outside
+	// the client's price list, a delivery date before the order date or
+	// already past. Absent when none; the order itself stays as printed.
+	Flags []Flag `json:"flags,omitempty"`
+}
+
+// Flag is one finding about the order (pkg/orderflags.Flag).
+type Flag struct {
+	// Kind: price, price_no_entry, delivery_date_before_order,
+	// delivery_date_past.
+	Kind string `json:"kind"`
+	// Line is the order line (1-based place in items), 0 for the header.
+	Line     int    `json:"line"`
+	Position string `json:"position,omitempty"`
+	Article  string `json:"article,omitempty"`
+	Expected string `json:"expected"`
+	Printed  string `json:"printed"`
+	Message  string `json:"message"`
 }
 
 // Order is the canonical order.

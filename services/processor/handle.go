@@ -143,6 +143,9 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 	}
 	switch res.outcome.Status {
 	case template.OutcomeSuccess:
+		if held, err := w.flagOrder(ctx, log, doc, pr.Attempt, v, res); held { // flags.go: prices, dates
+			return err
+		}
 		return w.deliverOrder(ctx, log, doc, v, res) // duplicates.go: once per PO content
 	case template.OutcomeRejected:
 		if held, err := w.holdForReview(ctx, log, doc, v, res); held { // review.go

@@ -21,6 +21,7 @@ type metrics struct {
 	extractSecs *prometheus.HistogramVec
 	swept       prometheus.Counter
 	held        prometheus.Gauge
+	flags       *prometheus.CounterVec // flags.go
 }
 
 func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStream, q queue.Config) *metrics {
@@ -38,6 +39,10 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 			Name: "docintake_processor_swept_total",
 			Help: "Documents the sweeper re-enqueued because their job was lost or overdue.",
 		}),
+		flags: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "docintake_processor_flags_total",
+			Help: "Flags raised on orders read exactly, by kind (price, price_no_entry, delivery_date_before_order, delivery_date_past).",
+		}, []string{"kind"}),
 		held: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "docintake_processor_window_held",
 			Help: "Process jobs this processor has pulled into its fair window and not yet started (the broker counts them as ack pending).",
@@ -50,6 +55,7 @@ func newMetrics(reg *prometheus.Registry, st *store.Store, js jetstream.JetStrea
 	m.extractSecs = observability.Register(reg, m.extractSecs)
 	m.swept = observability.Register(reg, m.swept)
 	m.held = observability.Register(reg, m.held)
+	m.flags = observability.Register(reg, m.flags)
 	observability.Register(reg, prometheus.Collector(&stateCollector{st: st, js: js, stream: q.Stream,
 		consumers: []string{q.Processor.Durable, q.Dispatcher.Durable}}))
 	return m
