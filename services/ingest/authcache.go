@@ -25,8 +25,9 @@ const tokenCacheMax = 4096
 // tokenCache remembers, per SHA-256 of a bearer token, the client a
 // successful lookup returned, for tokenCacheTTL. Only successes are kept: an
 // unknown token is looked up every time (so a token issued a moment ago
-// works at once, and guessing fills nothing), and only the client's id and
-// name are kept (no webhook secrets outlive the request that read them).
+// works at once, and guessing fills nothing), and only the client's id,
+// name and upload settings are kept (no webhook secrets outlive the request
+// that read them).
 type tokenCache struct {
 	ttl time.Duration
 	now func() time.Time
@@ -74,7 +75,11 @@ func (tc *tokenCache) put(h [32]byte, cl document.Client) {
 			clear(tc.m) // every entry is younger than the TTL: start over rather than pick victims
 		}
 	}
-	tc.m[h] = tokenEntry{client: document.Client{ID: cl.ID, Name: cl.Name}, expires: now.Add(tc.ttl)}
+	// The settings an upload reads (unknown_party, route_unaddressed) are
+	// kept too: a cached client without them turned a generic client's
+	// second upload within the TTL into 400 template_not_found.
+	tc.m[h] = tokenEntry{client: document.Client{ID: cl.ID, Name: cl.Name, UnknownParty: cl.UnknownParty,
+		RouteUnaddressed: cl.RouteUnaddressed}, expires: now.Add(tc.ttl)}
 }
 
 // clientByToken authenticates tok, from the cache when a lookup of the same

@@ -267,6 +267,7 @@ func TestUploadMultipartAccepted(t *testing.T) {
 	require.Equal(t, map[string]any{
 		"id": d.ID, "filename": d.Filename, "message_id": "m-1", "document_date": nil, "source_path": d.SourcePath,
 		"result_json_path": nil, "result_path": nil, "document_state": "received",
+		"template": "contoso-po", // docintake's extension: the template named at upload
 	}, got.body)
 }
 

@@ -41,6 +41,9 @@ type uploadRequest struct {
 	MessageID, Subject, Template, PartyID, ResultMode, Filename *string
 	FileGiven                                                   bool
 	fieldErrs                                                   map[string]string
+	// Routable: the client routes uploads naming neither template nor
+	// party_id (route_unaddressed, issue 29) instead of the contract's 422.
+	Routable bool
 }
 
 // ack is the contract's upload acknowledgement.
@@ -97,7 +100,7 @@ func (r *uploadRequest) Valid() map[string]string {
 	case given(r.Template) && given(r.PartyID):
 		r.fail("template", "give either template or party_id, not both")
 		r.fail("party_id", "give either template or party_id, not both")
-	case !given(r.Template) && !given(r.PartyID):
+	case !given(r.Template) && !given(r.PartyID) && !r.Routable:
 		r.fail("template", "one of template or party_id is required")
 	}
 	for field, p := range map[string]*string{"template": r.Template, "party_id": r.PartyID} {
@@ -274,7 +277,8 @@ func (s *Server) handleUploadJSON() echo.HandlerFunc {
 		if body.PartyID != nil {
 			req.fail("party_id", "is not supported by /incoming-json; use template, or /incoming")
 		}
-		if body.Template == nil || *body.Template == "" {
+		req.Routable = clientFrom(c).RouteUnaddressed
+		if (body.Template == nil || *body.Template == "") && !req.Routable {
 			req.fail("template", "is required")
 		}
 		sp := newSpool()
@@ -425,6 +429,7 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		}
 		req.fail(field, "must not be empty")
 	}
+	req.Routable = clientFrom(c).RouteUnaddressed
 	if errs := req.Valid(); len(errs) > 0 {
 		return validationError(errs)
 	}
@@ -441,7 +446,8 @@ func (s *Server) accept(c echo.Context, req *uploadRequest, sp *spool) error {
 		// existing row before anything is stored; a small one lets
 		// CreateDocument's unique (client, message_id) answer it, saving
 		// every new upload a round trip (`make bench`, BENCHMARKS.md).
-		PDF: intake.PDF{Body: body, Size: sp.size, SHA256: sp.SHA256(), Head: sp.head, Large: sp.file != nil},
+		PDF:   intake.PDF{Body: body, Size: sp.size, SHA256: sp.SHA256(), Head: sp.head, Large: sp.file != nil},
+		Route: req.route(),
 	})
 	if err != nil {
 		return err
@@ -482,6 +488,10 @@ type documentDetails struct {
 	// when there is one): why a document was rejected or failed, the
 	// webhook's status_reason, for clients that poll instead of listening.
 	StatusReason string `json:"status_reason,omitempty"`
+	// Template extends it too: the template the document is read with,
+	// absent while none is chosen (a routed upload before the processor
+	// chose one, or one no template claimed).
+	Template string `json:"template,omitempty"`
 }
 
 func orNull(s string) *string {
@@ -501,10 +511,19 @@ func (s *Server) handleDocument() echo.HandlerFunc {
 		c.Set("log_id", d.LogID)
 		out := documentDetails{ID: d.ID, Filename: d.Filename, MessageID: d.MessageID,
 			SourcePath: orNull(d.SourcePath), ResultJSONPath: orNull(d.ResultJSONPath), ResultPath: orNull(d.ResultPath),
-			DocumentState: string(d.State), StatusReason: d.StatusReason.WireValue()}
+			DocumentState: string(d.State), StatusReason: d.StatusReason.WireValue(), Template: d.Template}
 		if d.DocumentDate != nil {
 			out.DocumentDate = orNull(d.DocumentDate.Format(time.DateOnly))
 		}
 		return c.JSON(http.StatusOK, out)
 	}
+}
+
+// route is the routing the upload asks for: neither template nor party_id
+// from a client that routes such uploads (intake.Route without a sender).
+func (r *uploadRequest) route() *intake.Route {
+	if !r.Routable || given(r.Template) || given(r.PartyID) {
+		return nil
+	}
+	return &intake.Route{}
 }
