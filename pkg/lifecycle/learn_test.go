@@ -2,20 +2,16 @@ package lifecycle_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/lifecycle"
+	"github.com/docintake/docintake/pkg/lifecycle/lifecycletest"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
 	"github.com/docintake/docintake/pkg/repotest"
@@ -24,7 +20,6 @@ import (
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/pkg/template/draft"
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 )
@@ -75,83 +70,10 @@ func brokenContoso(yml []byte) []byte {
 	return bytes.Replace(yml, []byte(`regex: 'PO #\s+(\d+)'`), []byte(`regex: 'PO No\.\s+(\d+)'`), 1)
 }
 
-// process does what the processor does with an upload of pdf for template
-// name of acme: the source object, the document, the attempt pinned to the
-// current version, the run; a success is stored with its result JSON, a
-// fixable rejection held for review with its reading.
+// process is lifecycletest.Process for client acme.
 func (e learnEnv) process(t *testing.T, name string, pdf []byte) document.Document {
 	t.Helper()
-	ctx := t.Context()
-	sum := sha256.Sum256(pdf)
-	logID := uuid.NewString()
-	d := document.Document{ID: uuid.Must(uuid.NewV7()).String(), LogID: logID, ClientID: "acme", MessageID: "m-" + logID,
-		FileSHA256: sum[:], FileSize: int64(len(pdf)), Filename: "po.pdf", Template: name,
-		SourceKey: "sources/" + logID + ".pdf", SourcePath: "s3://b/sources/" + logID + ".pdf"}
-	require.NoError(t, e.objs.Put(ctx, d.SourceKey, bytes.NewReader(pdf), int64(len(pdf)), "application/pdf"))
-	d, _, err := e.st.CreateDocument(ctx, d, lifecycle.ProcessJob(ctx, "intake", d, 1))
-	require.NoError(t, err)
-	info, err := e.st.Template(ctx, "", name)
-	require.NoError(t, err)
-	_, _, err = e.st.PinAttempt(ctx, d.ID, store.AttemptTemplate{Attempt: 1, TemplateID: info.ID, Name: name,
-		Version: info.Version, SHA256: info.SHA256}, d.State, "processor")
-	require.NoError(t, err)
-	run := e.run(t, d, name, info.Version, pdf)
-	res := resultjson.File{LogID: d.LogID, MessageID: d.MessageID, Template: name, TemplateVersion: info.Version,
-		TemplateSHA256: hex.EncodeToString(info.SHA256), Order: resultjson.OrderOf(run.Order)}
-	if run.Outcome.Status == template.OutcomeSuccess {
-		return e.succeed(t, d, res)
-	}
-	require.True(t, run.Outcome.Reason.Fixable(), run.Outcome.String())
-	require.NoError(t, lifecycle.PutReading(ctx, e.objs, d, lifecycle.Reading{Reason: run.Outcome.Reason,
-		Detail: run.Outcome.Detail, Canonical: *run.Order, Result: res}))
-	r := run.Outcome.Reason
-	d, err = e.st.HoldForReview(ctx, store.Change{DocumentID: d.ID, From: d.State, To: document.StateProcessedRejected,
-		Reason: &r, Actor: "processor", Detail: run.Outcome.Detail + "; held for review"}, time.Now().Add(time.Hour))
-	require.NoError(t, err)
-	return d
-}
-
-// run reads pdf with version n of template name, as the processor does.
-func (e learnEnv) run(t *testing.T, d document.Document, name string, n int, pdf []byte) *template.Run {
-	t.Helper()
-	v, err := e.st.TemplateVersion(t.Context(), "", name, n)
-	require.NoError(t, err)
-	tpl, err := catalogue.CompileVersion(name, v.Filename, v.Content)
-	require.NoError(t, err)
-	set, err := template.NewSet(tpl)
-	require.NoError(t, err)
-	text, err := e.review.SampleText(t.Context(), "po.pdf", pdf)
-	require.NoError(t, err)
-	run, err := set.Run(t.Context(), text, template.RunOptions{Template: name, Mapper: storeMapper{e.st, d.ClientID},
-		ReceivedAt: d.CreatedAt})
-	require.NoError(t, err)
-	require.NotNil(t, run.Order)
-	return run
-}
-
-// succeed stores res as d's success, as the processor's success
-// transition does.
-func (e learnEnv) succeed(t *testing.T, d document.Document, res resultjson.File) document.Document {
-	t.Helper()
-	b, err := json.Marshal(res)
-	require.NoError(t, err)
-	xmlKey, jsonKey := objectstore.ResultKey(d.LogID, d.CreatedAt, "xml"), objectstore.ResultKey(d.LogID, d.CreatedAt, "json")
-	require.NoError(t, e.objs.Put(t.Context(), jsonKey, bytes.NewReader(b), int64(len(b)), "application/json"))
-	require.NoError(t, e.objs.Put(t.Context(), xmlKey, strings.NewReader("<ORDER/>"), 8, "application/xml"))
-	xmlURI, jsonURI := e.objs.URI(xmlKey), e.objs.URI(jsonKey)
-	d, err = e.st.Transition(t.Context(), store.Change{DocumentID: d.ID, From: d.State, To: document.StateProcessedSuccess,
-		Actor: "processor", ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI})
-	require.NoError(t, err)
-	return d
-}
-
-type storeMapper struct {
-	st     *store.Store
-	client string
-}
-
-func (m storeMapper) Lookup(ctx context.Context, kind, key string) (string, bool, error) {
-	return m.st.LookupMapping(ctx, m.client, kind, key)
+	return lifecycletest.Process(t, e.st, e.objs, e.review.SampleText, "acme", name, pdf)
 }
 
 // The whole loop of "add as a sample": a Contoso PO rejected by a template

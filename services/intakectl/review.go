@@ -21,10 +21,10 @@ import (
 )
 
 func init() {
-	register("review", "rejections held for review: review list [--client ID] | show LOG_ID [--json] | approve LOG_ID --order FILE.json [--comment TEXT] | release LOG_ID", runReview)
+	register("review", "rejections held for review: review list [--client ID] | show LOG_ID [--json] | approve LOG_ID --order FILE.json [--comment TEXT] | release LOG_ID | sample LOG_ID | draft LOG_ID | map LOG_ID --kind K --key X --value Y", runReview)
 }
 
-const reviewUsage = "usage: intakectl review list [--client ID] [--limit N] | show LOG_ID [--json] | approve LOG_ID --order FILE.json [--comment TEXT] | release LOG_ID  [--as NAME]"
+const reviewUsage = "usage: intakectl review list [--client ID] [--limit N] | show LOG_ID [--json] | approve LOG_ID --order FILE.json [--comment TEXT] | release LOG_ID  [--as NAME]\n" + learnUsage
 
 // reviewFlags are review's options.
 type reviewFlags struct {
@@ -37,6 +37,9 @@ func runReview(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
 		fmt.Fprintln(env.Stderr, reviewUsage)
 		return 2
+	}
+	if run, ok := learnCommands[args[0]]; ok { // review_learn.go
+		return run(ctx, args[1:], env)
 	}
 	fs := newFlags("review "+args[0], env)
 	f := reviewFlags{client: fs.String("client", "", "only this client's documents"),
