@@ -227,5 +227,7 @@ func (x *xoauth2) explain(err error) error {
 	if json.Unmarshal(bytes.TrimSpace(x.serverError), &e) != nil || e.Status == "" {
 		return fmt.Errorf("xoauth2: %w", err)
 	}
-	return fmt.Errorf("xoauth2 (status %s, scope %q): %w", e.Status, e.Scope, err)
+	// The server's final answer to the exchange's empty response (a NO,
+	// or Dovecot's BAD for go-imap's "=") says less than the challenge.
+	return fmt.Errorf("xoauth2: the server refused the access token (status %s, scope %q)", e.Status, e.Scope)
 }
