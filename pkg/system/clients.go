@@ -22,6 +22,9 @@ type ClientSpec struct {
 	SigningSecret string   `yaml:"signing_secret"`
 	// UnknownParty: reject (default) or generic (document.UnknownParty).
 	UnknownParty string `yaml:"unknown_party"`
+	// RouteUnaddressed: an HTTP upload naming neither template nor
+	// party_id is routed (issue 29) instead of refused with 422.
+	RouteUnaddressed bool `yaml:"route_unaddressed"`
 	// Review: off (default) or hold (document.Review): hold keeps
 	// rejections a person can fix for an operator until ReviewTimeout.
 	Review string `yaml:"review"`
@@ -107,6 +110,9 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			WebhookToken: c.WebhookToken, SigningSecret: c.SigningSecret, WebhookEnabled: true,
 			UnknownParty: document.UnknownParty(c.UnknownParty), Review: document.Review(c.Review), ReviewTimeout: timeout}, hashes...)
 		if err != nil {
+			return fmt.Errorf("apply client %s: %w", c.ID, err)
+		}
+		if err := st.SetRouteUnaddressed(ctx, c.ID, c.RouteUnaddressed); err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
 		days := store.DefaultDuplicateWindowDays
