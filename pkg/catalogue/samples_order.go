@@ -65,8 +65,14 @@ func orderOptions(content []byte, opts template.RunOptions) (OrderSample, templa
 func compareOrder(want OrderSample, run *template.Run) []string {
 	if run.Outcome == nil || run.Outcome.Status != template.OutcomeSuccess || run.Order == nil {
 		got := "no outcome"
-		if run.Outcome != nil {
-			got = run.Outcome.String()
+		if o := run.Outcome; o != nil {
+			got = wireStatus(o)
+			if o.Reason != "" {
+				got += " " + o.Reason.WireValue()
+			}
+			if o.Detail != "" {
+				got += ": " + o.Detail
+			}
 		}
 		return []string{"status: want success got " + got}
 	}
