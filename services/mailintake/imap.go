@@ -162,22 +162,32 @@ func (c *conn) size(_ context.Context, uid uint32) (size int64, messageID string
 	return msgs[0].RFC822Size, messageID, true, nil
 }
 
-// load fetches a whole mail without setting \Seen and parses it.
+// load fetches a mail without setting \Seen and parses it as it streams
+// (ParseReader): a large mail is never held whole.
 func (c *conn) load(_ context.Context, uid uint32, lim Limits) (Mail, error) {
 	section := &imap.FetchItemBodySection{Peek: true}
-	msgs, err := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{section}}).Collect()
-	if err != nil {
+	cmd := c.c.Fetch(imap.UIDSetNum(imap.UID(uid)), &imap.FetchOptions{UID: true, BodySection: []*imap.FetchItemBodySection{section}})
+	m, parsed, perr := parseFetched(cmd, lim)
+	if err := cmd.Close(); err != nil {
 		return Mail{}, wrapIMAP("fetch", err)
 	}
-	if len(msgs) == 0 || len(msgs[0].BodySection) == 0 {
+	if !parsed {
 		return Mail{}, fmt.Errorf("imap fetch: mail uid %d is gone", uid)
 	}
-	raw := msgs[0].BodySection[0].Bytes
-	m, err := Parse(raw, lim)
-	if m.MessageID == "" {
-		m.MessageID = messageID("", raw)
+	return m, perr
+}
+
+// parseFetched parses the body section a FETCH answers while it arrives.
+func parseFetched(cmd *imapclient.FetchCommand, lim Limits) (m Mail, parsed bool, err error) {
+	for msg := cmd.Next(); msg != nil; msg = cmd.Next() {
+		for item := msg.Next(); item != nil; item = msg.Next() {
+			if b, ok := item.(imapclient.FetchItemDataBodySection); ok && b.Literal != nil && !parsed {
+				m, err = ParseReader(b.Literal, lim)
+				parsed = true
+			}
+		}
 	}
-	return m, err
+	return m, parsed, err
 }
 
 // move moves a mail to folder (MOVE, or COPY + EXPUNGE where the server

@@ -124,8 +124,14 @@ func (r *mailRead) submit(ctx context.Context, m Mail) error {
 
 // submitOne offers one PDF; the error is an outage, a refusal is an outcome.
 func (r *mailRead) submitOne(ctx context.Context, m Mail, party string, index int, a Attachment) (store.MailboxAttachment, error) {
-	sum := sha256.Sum256(a.Data)
 	att := store.MailboxAttachment{Index: index, MessageID: m.MessageID + "#" + strconv.Itoa(index), Filename: a.Filename}
+	if a.TooLarge {
+		// Refused as the upload API refuses it (413), never stored.
+		att.Outcome, att.Reason = store.AttachmentRefused, fmt.Sprintf("payload_too_large: the PDF has %d bytes, more than the %d accepted (INTAKE_MAX_UPLOAD_BYTES)",
+			a.Size, r.p.d.Tuning.Limits.maxPDF())
+		return att, nil
+	}
+	sum := sha256.Sum256(a.Data)
 	rec, err := r.p.d.Intake.Submit(ctx, intake.Submission{
 		Client: r.client, MessageID: att.MessageID, Subject: cleanSubject(m.Subject), PartyID: party, Filename: a.Filename,
 		PDF: intake.PDF{Body: bytes.NewReader(a.Data), Size: int64(len(a.Data)), SHA256: sum[:], Head: a.Data[:min(len(a.Data), 8)]},

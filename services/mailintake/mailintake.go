@@ -63,7 +63,10 @@ type Tuning struct {
 	MaxBackoff   time.Duration // longest wait after failed passes
 	MaxFailures  int           // reads of a mail that may fail before it goes to the error folder
 	MaxMailBytes int64         // larger mails go to the error folder unread
-	Limits       Limits
+	// MaxPDFBytes is the largest PDF accepted (INTAKE_MAX_UPLOAD_BYTES,
+	// as for uploads); 0 keeps Limits.MaxPDFBytes.
+	MaxPDFBytes int64
+	Limits      Limits
 }
 
 // DefaultTuning is production's.
@@ -86,6 +89,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.Limits == (Limits{}) {
 		t.Limits = d.Limits
+	}
+	if t.MaxPDFBytes > 0 {
+		t.Limits.MaxPDFBytes = t.MaxPDFBytes
 	}
 	return t
 }

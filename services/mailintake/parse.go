@@ -27,10 +27,25 @@ type Limits struct {
 	MaxDepth      int   // nesting of multiparts and attached mails
 	MaxZipEntries int   // entries of one zip looked at
 	MaxZipBytes   int64 // bytes one zip may unpack to
+	// MaxPDFBytes is the largest PDF kept (the upload API's limit,
+	// INTAKE_MAX_UPLOAD_BYTES); a larger one is counted while it streams
+	// past and comes back TooLarge, without its bytes. 0 is
+	// DefaultMaxPDFBytes.
+	MaxPDFBytes int64
 }
 
+// DefaultMaxPDFBytes is INTAKE_MAX_UPLOAD_BYTES's default (25 MiB).
+const DefaultMaxPDFBytes = 25 << 20
+
 // DefaultLimits are the production bounds.
-var DefaultLimits = Limits{MaxDepth: 10, MaxZipEntries: 200, MaxZipBytes: 200 << 20}
+var DefaultLimits = Limits{MaxDepth: 10, MaxZipEntries: 200, MaxZipBytes: 200 << 20, MaxPDFBytes: DefaultMaxPDFBytes}
+
+func (l Limits) maxPDF() int64 {
+	if l.MaxPDFBytes <= 0 {
+		return DefaultMaxPDFBytes
+	}
+	return l.MaxPDFBytes
+}
 
 // Mail is what intake needs of one e-mail: its identity, subject, sender,
 // the PDFs it carries (in the order a reader meets them, which is stable,
@@ -44,10 +59,15 @@ type Mail struct {
 	Skipped   []string // "name (content type)" of attachments that are not PDFs
 }
 
-// Attachment is one PDF: its display name and bytes.
+// Attachment is one PDF: its display name and bytes. A PDF larger than
+// Limits.MaxPDFBytes keeps its place (its index names the PDFs after it)
+// with its Size, TooLarge and no Data: intake refuses it as the upload API
+// would (payload_too_large).
 type Attachment struct {
 	Filename string
 	Data     []byte
+	Size     int64
+	TooLarge bool
 }
 
 // ErrMalformed wraps a MIME structure the parser cannot read.
@@ -58,21 +78,59 @@ var wordDecoder = new(mime.WordDecoder)
 // Parse reads a raw RFC 5322 mail and finds its PDFs: attached directly,
 // inside .zip attachments, and inside attached mails (message/rfc822 or
 // .eml), at any depth up to lim.MaxDepth.
-func Parse(raw []byte, lim Limits) (Mail, error) {
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+func Parse(raw []byte, lim Limits) (Mail, error) { return ParseReader(bytes.NewReader(raw), lim) }
+
+// ParseReader is Parse on a mail read as it streams (an IMAP literal): it
+// holds the PDFs it keeps (each at most lim.MaxPDFBytes) and a zip while
+// it looks into it, never the mail itself. The reader is read
+// to its end. The MessageID is set even when the error wraps ErrMalformed
+// (a mail without a usable Message-ID is named by its bytes' SHA-256).
+func ParseReader(r io.Reader, lim Limits) (Mail, error) {
+	sum := sha256.New()
+	src := &sourceReader{r: r}
+	tee := io.TeeReader(src, sum)
+	var m Mail
+	var header string
+	msg, err := mail.ReadMessage(tee)
 	if err != nil {
-		return Mail{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		err = fmt.Errorf("%w: %v", ErrMalformed, err)
+	} else {
+		header = msg.Header.Get("Message-Id")
+		m = Mail{Subject: decodeWords(msg.Header.Get("Subject")), From: msg.Header.Get("From")}
+		w := walker{lim: lim, mail: &m}
+		err = w.entity(textproto.MIMEHeader(msg.Header), msg.Body, 0)
 	}
-	m := Mail{
-		MessageID: messageID(msg.Header.Get("Message-Id"), raw),
-		Subject:   decodeWords(msg.Header.Get("Subject")),
-		From:      msg.Header.Get("From"),
+	// The rest (an epilogue, or what a malformed part left) is read for
+	// the hash, and so that a streamed literal is consumed.
+	if _, cerr := io.Copy(io.Discard, tee); cerr != nil && err == nil {
+		err = fmt.Errorf("%w: %v", ErrMalformed, cerr)
 	}
-	w := walker{lim: lim, mail: &m}
-	if err := w.entity(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
-		return Mail{}, err
+	id := messageIDFromSum(header, sum.Sum(nil))
+	if src.err != nil {
+		// The connection broke, not the mail: not malformed, retried.
+		return Mail{MessageID: id}, fmt.Errorf("reading the mail: %w", src.err)
 	}
+	if err != nil {
+		return Mail{MessageID: id}, err
+	}
+	m.MessageID = id
 	return m, nil
+}
+
+// sourceReader keeps the error of the reader a mail streams from, which
+// is an outage (a broken connection), unlike the MIME errors the walk
+// finds in what was read.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // messageID is the mail's Message-ID without its angle brackets, or, for a
@@ -80,13 +138,18 @@ func Parse(raw []byte, lim Limits) (Mail, error) {
 // read again (after a UIDVALIDITY change) gets the same id, so intake's
 // idempotency still holds.
 func messageID(h string, raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return messageIDFromSum(h, sum[:])
+}
+
+// messageIDFromSum is messageID with the SHA-256 of the mail's bytes.
+func messageIDFromSum(h string, sum []byte) string {
 	id := strings.TrimSpace(h)
 	id = strings.TrimSuffix(strings.TrimPrefix(id, "<"), ">")
 	// Leave room for "#index" within the contract's 256 characters.
 	if id != "" && utf8.ValidString(id) && utf8.RuneCountInString(id) <= 240 && !strings.ContainsFunc(id, unicode.IsControl) {
 		return id
 	}
-	sum := sha256.Sum256(raw)
 	return "sha256-" + hex.EncodeToString(sum[:16]) + "@mailintake.invalid"
 }
 
@@ -115,23 +178,68 @@ func (w walker) entity(h textproto.MIMEHeader, body io.Reader, depth int) error 
 	if strings.HasPrefix(ctype, "multipart/") {
 		return w.multipart(body, params["boundary"], depth)
 	}
-	data, err := io.ReadAll(decoder(h.Get("Content-Transfer-Encoding"), body))
-	if err != nil {
+	if err := w.leaf(filename(h, params), ctype, decoder(h.Get("Content-Transfer-Encoding"), body), depth); err != nil {
 		return fmt.Errorf("%w: %s part: %v", ErrMalformed, ctype, err)
 	}
-	name := filename(h, params)
+	return nil
+}
+
+// leaf reads one decoded part as it streams, by its first bytes: a PDF
+// is kept (up to lim.MaxPDFBytes), an attached mail walked, a zip looked
+// into; anything else is reported by name and read past. Read errors
+// come back bare (the caller marks them malformed); the walk's own errors
+// already wrap ErrMalformed.
+func (w walker) leaf(name, ctype string, r io.Reader, depth int) error {
+	br := bufio.NewReader(r)
+	head, err := br.Peek(5)
+	if err != nil && err != io.EOF {
+		return err
+	}
 	switch {
-	case bytes.HasPrefix(data, []byte("%PDF-")):
-		w.mail.PDFs = append(w.mail.PDFs, Attachment{Filename: cleanFilename(name), Data: data})
+	case bytes.HasPrefix(head, []byte("%PDF-")):
+		return w.pdf(name, br)
 	case ctype == "message/rfc822" || strings.HasSuffix(strings.ToLower(name), ".eml"):
-		return w.attachedMail(data, depth)
-	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
-		w.zip(name, data)
+		return w.attachedStream(br, depth)
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		// A zip is read whole (its directory is at its end); the mail's
+		// own size limit bounds it.
+		data, err := io.ReadAll(br)
+		if err == nil {
+			w.zip(name, data)
+		}
+		return err
 	case name != "" || !strings.HasPrefix(ctype, "text/"):
 		w.mail.Skipped = append(w.mail.Skipped, fmt.Sprintf("%s (%s)", cmpName(name), ctype))
 	}
-	// What is left is the mail's text: no attachment.
+	// What is left is the mail's text, or an attachment reported above.
+	_, err = io.Copy(io.Discard, br)
+	return err
+}
+
+// pdf keeps a PDF, or, past lim.MaxPDFBytes, its name and size only.
+func (w walker) pdf(name string, r io.Reader) error {
+	data, size, err := readBounded(r, w.lim.maxPDF())
+	if err != nil {
+		return err
+	}
+	w.mail.PDFs = append(w.mail.PDFs, Attachment{Filename: cleanFilename(name), Data: data, Size: size, TooLarge: data == nil})
 	return nil
+}
+
+// readBounded reads r up to limit bytes. A longer r is read to its end
+// without keeping it and comes back as nil data with its size.
+func readBounded(r io.Reader, limit int64) (data []byte, size int64, err error) {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, n, err
+	}
+	if n <= limit {
+		return buf.Bytes(), n, nil
+	}
+	buf = bytes.Buffer{} // let the collector have it while the rest streams past
+	rest, err := io.Copy(io.Discard, r)
+	return nil, n + rest, err
 }
 
 func (w walker) multipart(body io.Reader, boundary string, depth int) error {
@@ -157,7 +265,11 @@ func (w walker) multipart(body io.Reader, boundary string, depth int) error {
 
 // attachedMail walks a forwarded mail: its PDFs are this mail's.
 func (w walker) attachedMail(data []byte, depth int) error {
-	msg, err := mail.ReadMessage(bytes.NewReader(data))
+	return w.attachedStream(bytes.NewReader(data), depth)
+}
+
+func (w walker) attachedStream(r io.Reader, depth int) error {
+	msg, err := mail.ReadMessage(r)
 	if err != nil {
 		return fmt.Errorf("%w: attached mail: %v", ErrMalformed, err)
 	}
@@ -194,7 +306,11 @@ func (w walker) zip(name string, data []byte) {
 			w.mail.Skipped = append(w.mail.Skipped, fmt.Sprintf("%s/%s (not a PDF)", cmpName(name), f.Name))
 			continue
 		}
-		w.mail.PDFs = append(w.mail.PDFs, Attachment{Filename: cleanFilename(f.Name), Data: b})
+		a := Attachment{Filename: cleanFilename(f.Name), Data: b, Size: int64(len(b))}
+		if a.Size > w.lim.maxPDF() {
+			a.Data, a.TooLarge = nil, true
+		}
+		w.mail.PDFs = append(w.mail.PDFs, a)
 	}
 }
 
