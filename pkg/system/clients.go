@@ -35,6 +35,9 @@ type ClientSpec struct {
 	// duplicates and revisions (issue 28); absent is
 	// store.DefaultDuplicateWindowDays, 0 turns the check off.
 	DuplicateWindowDays *int `yaml:"duplicate_window_days"`
+	// Flags: deliver (default) or review (document.FlagPolicy): what an
+	// order flagged for its price or delivery date gets (docs/orders.md).
+	Flags string `yaml:"flags"`
 }
 
 // reviewTimeout parses ReviewTimeout ("" is 0, the default).
@@ -85,6 +88,9 @@ func LoadClientsFile(path string) ([]ClientSpec, error) {
 		if _, err := c.reviewTimeout(); err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
 		}
+		if _, err := document.ParseFlagPolicy(c.Flags); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+		}
 		if w := c.DuplicateWindowDays; w != nil && *w < 0 {
 			return nil, fmt.Errorf("%s (%s): duplicate_window_days must be 0 or more, not %d", where, c.ID, *w)
 		}
@@ -120,6 +126,9 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			days = *c.DuplicateWindowDays
 		}
 		if err := st.SetDuplicateWindow(ctx, c.ID, days); err != nil {
+			return fmt.Errorf("apply client %s: %w", c.ID, err)
+		}
+		if err := st.SetFlagPolicy(ctx, c.ID, document.FlagPolicy(c.Flags)); err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
 	}

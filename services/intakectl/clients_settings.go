@@ -11,13 +11,14 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 )
 
-const clientsSetUsage = "usage: intakectl clients set ID [--review hold|off] [--review-timeout 4h] [--duplicate-window-days N]"
+const clientsSetUsage = "usage: intakectl clients set ID [--review hold|off] [--review-timeout 4h] [--duplicate-window-days N] [--flags deliver|review]"
 
 // clientSettings are a client's settings beside its webhook: what
 // `clients set` changes and `clients show` and `list` print.
 type clientSettings struct {
 	document.Client
 	DuplicateWindowDays int
+	Flags               document.FlagPolicy
 }
 
 func readClientSettings(ctx context.Context, st *store.Store, id string) (clientSettings, error) {
@@ -26,7 +27,11 @@ func readClientSettings(ctx context.Context, st *store.Store, id string) (client
 		return clientSettings{}, err
 	}
 	days, err := st.DuplicateWindow(ctx, id)
-	return clientSettings{Client: c, DuplicateWindowDays: days}, err
+	if err != nil {
+		return clientSettings{}, err
+	}
+	flags, err := st.FlagPolicy(ctx, id)
+	return clientSettings{Client: c, DuplicateWindowDays: days, Flags: flags}, err
 }
 
 // runClientsSet is `clients set ID`: changes only the settings given, in
@@ -36,6 +41,7 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 	review := fs.String("review", "", "hold: keep rejections a person can fix for review; off: deliver them at once")
 	timeout := fs.Duration("review-timeout", 0, "how long a held rejection waits for an operator before it is delivered (at least 1s)")
 	days := fs.Int("duplicate-window-days", 0, "days a delivered PO counts for duplicates and revisions; 0 off")
+	flags := fs.String("flags", "", "deliver: flagged orders (price, delivery date) are delivered with their flags; review: held for review")
 	rest, ok := parseFlags(fs, args[1:])
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -45,6 +51,10 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 	}
 	if _, err := document.ParseReview(*review); err != nil || set["review"] && *review == "" {
 		fmt.Fprintln(env.Stderr, "intakectl clients set: --review must be hold or off")
+		return 2
+	}
+	if _, err := document.ParseFlagPolicy(*flags); err != nil || set["flags"] && *flags == "" {
+		fmt.Fprintln(env.Stderr, "intakectl clients set: --flags must be deliver or review")
 		return 2
 	}
 	if set["review-timeout"] && *timeout < time.Second || *days < 0 {
@@ -66,6 +76,11 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 					t = *timeout
 				}
 				if err := tx.SetReview(ctx, cur.ID, r, t); err != nil {
+					return err
+				}
+			}
+			if set["flags"] {
+				if err := tx.SetFlagPolicy(ctx, cur.ID, document.FlagPolicy(*flags)); err != nil {
 					return err
 				}
 			}
@@ -104,7 +119,8 @@ func runClientsShowWith(ctx context.Context, env Env, st *store.Store, id string
 	for _, kv := range [][2]string{{"id", c.ID}, {"name", c.Name}, {"webhook_url", c.WebhookURL},
 		{"webhook_enabled", fmt.Sprint(c.WebhookEnabled)}, {"signing_secret", secret},
 		{"unknown_party", string(c.UnknownParty)}, {"review", string(c.Review)},
-		{"review_timeout", c.ReviewWait().String()}, {"duplicate_window_days", fmt.Sprint(c.DuplicateWindowDays)}} {
+		{"review_timeout", c.ReviewWait().String()}, {"duplicate_window_days", fmt.Sprint(c.DuplicateWindowDays)},
+		{"flags", string(c.Flags)}} {
 		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
 	}
 	_ = tw.Flush()
