@@ -150,21 +150,7 @@ func (s *Store) DocumentsInState(ctx context.Context, state document.State, limi
 // CountByState counts documents per state (states without documents are
 // absent), for the documents-by-state gauge.
 func (s *Store) CountByState(ctx context.Context) (map[document.State]int, error) {
-	rows, err := s.db.Query(ctx, `SELECT state, count(*) FROM documents GROUP BY state`)
-	if err != nil {
-		return nil, translate(err, "count documents")
-	}
-	defer rows.Close()
-	out := map[document.State]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, translate(err, "scan count")
-		}
-		out[document.State(st)] = n
-	}
-	return out, translate(rows.Err(), "count documents")
+	return s.OpsStateCounts(ctx, nil)
 }
 
 // OldestCreated returns the creation time of the oldest document in state;

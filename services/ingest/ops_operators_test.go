@@ -23,8 +23,9 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-// setupConsole serves the console with cfg (Stream and Refresh filled in)
-// and two clients, acme and globex.
+// setupConsole serves the API with the console of cfg on an httptest
+// server, with two clients, acme and globex; the auto-refresh is long so a
+// reload never races the browser test's clicks.
 func setupConsole(t *testing.T, cfg ingest.OpsConfig) *opsBundle {
 	t.Helper()
 	st := storetest.Store(t)
@@ -183,6 +184,25 @@ func TestOpsOperatorLimitedToClient(t *testing.T) {
 	res = opsRequest(t, "POST", b.url+"/ops/documents/"+mine.LogID+"/requeue", "", url.Values{"csrf": {csrf}}, "Cookie", cookie)
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.Equal(t, "operator:bob", lastActor(t, b.st, mine.ID))
+
+	// Templates: the global ones and acme's own, with acme's use of them.
+	ctx := t.Context()
+	for _, client := range []string{"", "acme", "globex"} {
+		_, err := b.st.PushTemplate(ctx, store.TemplatePush{Name: "tpl-" + client, ClientID: client, Filename: "t.yml",
+			Content: []byte("t"), PushedBy: "ops"})
+		require.NoError(t, err)
+	}
+	global, err := b.st.Template(ctx, "", "tpl-")
+	require.NoError(t, err)
+	_, _, err = b.st.PinAttempt(ctx, theirs.ID, store.AttemptTemplate{Attempt: 1, TemplateID: global.ID, Name: "tpl-",
+		Version: 1, SHA256: global.SHA256}, document.StateDLQ, "processor")
+	require.NoError(t, err)
+	tpls := readBody(t, opsRequest(t, "GET", b.url+"/ops/templates", "", nil, "Cookie", cookie))
+	require.Contains(t, tpls, `data-name="tpl-"`)
+	require.Contains(t, tpls, `data-name="tpl-acme"`)
+	require.NotContains(t, tpls, "tpl-globex")
+	require.NotContains(t, tpls, "1 failed", "globex's document is not counted")
+	require.Contains(t, readBody(t, opsRequest(t, "GET", b.url+"/ops/templates", opsToken, nil)), "1 failed")
 
 	// The shared token and an unlimited operator see both.
 	all := readBody(t, opsRequest(t, "GET", b.url+"/ops/", opsToken, nil))

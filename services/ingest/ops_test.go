@@ -4,7 +4,6 @@ import (
 	"context"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,18 +15,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
-	"github.com/docintake/docintake/pkg/objectstore"
-	"github.com/docintake/docintake/pkg/observability"
 	"github.com/docintake/docintake/pkg/queue"
-	"github.com/docintake/docintake/pkg/queue/queuetest"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/ingest"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap/zaptest"
 )
 
 const opsToken = "ops-secret-token"
@@ -43,18 +36,7 @@ type opsBundle struct {
 // auto-refresh is long so a reload never races the browser test's clicks.
 func setupOps(t *testing.T, token string) *opsBundle {
 	t.Helper()
-	st := storetest.Store(t)
-	js := queuetest.JetStream(t)
-	qcfg := queuetest.Ensure(t, js, nil)
-	objs, err := objectstore.NewFS(t.TempDir())
-	require.NoError(t, err)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme"}, store.TokenHash("tok-acme")))
-	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"contoso-po": nil},
-		zaptest.NewLogger(t), prometheus.NewRegistry(), observability.NewHealth())
-	srv.EnableOps(ingest.OpsConfig{Token: token, Stream: qcfg.Stream, Refresh: 10 * time.Minute}, st, js)
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &opsBundle{url: hs.URL, st: st, js: js, qcfg: qcfg}
+	return setupConsole(t, ingest.OpsConfig{Token: token}) // ops_operators_test.go
 }
 
 // dlqDocument stores an uploaded document and moves it to dlq the way the
