@@ -142,6 +142,37 @@ func TestUnknownUnitExhaustedToDLQ(t *testing.T) {
 	require.Contains(t, b.eventTo(d, document.StateDLQ), `"Bund"`)
 }
 
+// An order approved in review takes the same step before it is rendered:
+// an unknown unit refuses the approval with the processor's reason, and once
+// the unit is in the table the approved line is converted.
+func TestReviewApprovalConvertsUnits(t *testing.T) {
+	t.Parallel()
+	b, d, r, rd := approvable(t)
+	fixed := rd.Result.Order
+	fixed.Items = append([]resultjson.Item(nil), fixed.Items...)
+	fixed.OrderID = "PO-U1"
+	fixed.Items[0].Unit, fixed.Items[0].LineAmount = "Bund", "15.00" // 10 × 1.50
+	_, err := r.Approve(t.Context(), d, fixed, "", "operator:alice")
+	var coded *document.Error
+	require.ErrorAs(t, err, &coded)
+	require.Equal(t, "mapping_not_resolved", coded.Code)
+	require.ErrorContains(t, err, `"Bund"`)
+	cur, err := b.st.Document(t.Context(), d.ID)
+	require.NoError(t, err)
+	require.Equal(t, document.StateProcessedRejected, cur.State, "a refused approval changes nothing")
+
+	b.putUnits([4]string{"Bund", "", "C62", "10"})
+	got, err := r.Approve(t.Context(), d, fixed, "", "operator:alice")
+	require.NoError(t, err)
+	xml := b.read(got.ResultPath)
+	opentranstest.Validate(t, xml)
+	o, err := opentrans.Read(strings.NewReader(string(xml)))
+	require.NoError(t, err)
+	it := o.Items[0]
+	require.Equal(t, [4]string{"100", "C62", "0.15", "15.00"}, [4]string{it.Quantity, it.Unit, it.UnitPrice, it.LineAmount},
+		"10 bundles of 10 at 1.50 are 100 pieces at 0.15, the line still 15.00")
+}
+
 // basisOf is a price basis as openTRANS means it: none is 1.
 func basisOf(s string) *big.Rat {
 	if r := order.Rat(s); r != nil && r.Sign() != 0 {
