@@ -70,6 +70,16 @@ func brokenContoso(yml []byte) []byte {
 	return bytes.Replace(yml, []byte(`regex: 'PO #\s+(\d+)'`), []byte(`regex: 'PO No\.\s+(\d+)'`), 1)
 }
 
+// heldContoso pushes brokenContoso as contoso-po v1 and returns the PO
+// held for review by it.
+func (e learnEnv) heldContoso(t *testing.T, yml, pdf []byte) document.Document {
+	t.Helper()
+	_, err := e.st.PushTemplate(t.Context(), store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml",
+		Content: brokenContoso(yml), PushedBy: "t"})
+	require.NoError(t, err)
+	return e.process(t, "contoso-po", pdf)
+}
+
 // process is lifecycletest.Process for client acme.
 func (e learnEnv) process(t *testing.T, name string, pdf []byte) document.Document {
 	t.Helper()
@@ -87,12 +97,9 @@ func TestAddSampleFromReview(t *testing.T) {
 	e := newLearnEnv(t)
 	ctx := t.Context()
 	yml, pdf := contoso(t)
-	_, err := e.st.PushTemplate(ctx, store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml",
-		Content: brokenContoso(yml), PushedBy: "t"})
-	require.NoError(t, err)
-	d := e.process(t, "contoso-po", pdf)
+	d := e.heldContoso(t, yml, pdf)
 
-	_, err = e.review.AddSample(ctx, d, "operator:carol")
+	_, err := e.review.AddSample(ctx, d, "operator:carol")
 	require.Equal(t, "not_reviewed", codeOf(err), "a held document has no confirmed order yet: %v", err)
 
 	rd, err := e.review.Held(ctx, d)
@@ -192,10 +199,7 @@ func TestDraftFromReview(t *testing.T) {
 	e := newLearnEnv(t)
 	ctx := t.Context()
 	yml, pdf := contoso(t)
-	_, err := e.st.PushTemplate(ctx, store.TemplatePush{Name: "contoso-po", Filename: "contoso-po.yml",
-		Content: brokenContoso(yml), PushedBy: "t"})
-	require.NoError(t, err)
-	d := e.process(t, "contoso-po", pdf)
+	d := e.heldContoso(t, yml, pdf)
 	rd, err := e.review.Held(ctx, d)
 	require.NoError(t, err)
 	corrected := rd.Result.Order

@@ -83,13 +83,9 @@ func reviewList(ctx context.Context, env Env, st *store.Store, client string, li
 
 // reviewAction runs show, release or approve on one document.
 func reviewAction(ctx context.Context, env Env, st *store.Store, action, logID string, f reviewFlags) int {
-	d, err := st.DocumentByLogIDAnyClient(ctx, logID)
-	if err != nil {
-		return fail(env, "%s: %v", logID, err)
-	}
-	r, closeFn, err := openReview(ctx, env, st)
-	if err != nil {
-		return fail(env, "%v", err)
+	r, d, closeFn, code := documentReview(ctx, env, st, logID)
+	if code != 0 {
+		return code
 	}
 	defer closeFn()
 	who := "operator:" + *f.as

@@ -54,13 +54,9 @@ func withLearn(ctx context.Context, env Env, logID string, fn func(ctx context.C
 	}
 	ctx = template.WithBudget(ctx, cfg.TemplateBudget)
 	return withStore(ctx, env, func(st *store.Store) int {
-		d, err := st.DocumentByLogIDAnyClient(ctx, logID)
-		if err != nil {
-			return fail(env, "%s: %v", logID, err)
-		}
-		r, closeFn, err := openReview(ctx, env, st)
-		if err != nil {
-			return fail(env, "%v", err)
+		r, d, closeFn, code := documentReview(ctx, env, st, logID)
+		if code != 0 {
+			return code
 		}
 		defer closeFn()
 		opts := pdfopts.Options(cfg)
@@ -69,6 +65,20 @@ func withLearn(ctx context.Context, env Env, logID string, fn func(ctx context.C
 		r.SampleText = text.Text
 		return fn(ctx, r, d)
 	})
+}
+
+// documentReview finds logID's document and opens the review actions;
+// code is the exit code of a failure (printed), 0 otherwise.
+func documentReview(ctx context.Context, env Env, st *store.Store, logID string) (lifecycle.Review, document.Document, func(), int) {
+	d, err := st.DocumentByLogIDAnyClient(ctx, logID)
+	if err != nil {
+		return lifecycle.Review{}, d, nil, fail(env, "%s: %v", logID, err)
+	}
+	r, closeFn, err := openReview(ctx, env, st)
+	if err != nil {
+		return r, d, nil, fail(env, "%v", err)
+	}
+	return r, d, closeFn, 0
 }
 
 // reviewSample adds a reviewed document as a sample of its template.
