@@ -79,19 +79,10 @@ func (r *reviewer) handleCSS(c echo.Context) error {
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", reviewCSS)
 }
 
-// document is the :log_id of the request, when the operator may see its
-// client's documents (else ENOTFOUND, as for a document that does not
-// exist).
+// document is the :log_id of the request when the operator may see it
+// (ops.visibleDocument: another client's is ENOTFOUND).
 func (r *reviewer) document(c echo.Context) (document.Document, error) {
-	logID := c.Param("log_id")
-	d, err := r.ops.store.DocumentByLogIDAnyClient(c.Request().Context(), logID)
-	if err != nil {
-		return d, err
-	}
-	if !operatorOf(c).sees(d.ClientID) {
-		return document.Document{}, document.Errorf(document.ENOTFOUND, "document %s not found", logID)
-	}
-	return d, nil
+	return r.ops.visibleDocument(c)
 }
 
 // pageState is what a posted form brings back to the page it refused.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,9 +35,11 @@ func (b box) attr() string {
 }
 
 // wordSpan is a run of words on one line of a page that matched a value.
+// exact: it prints the value's digits as they are ("20.00", not "20").
 type wordSpan struct {
 	page           int // index in the layout
 	x0, y0, x1, y1 float64
+	exact          bool
 }
 
 func (s wordSpan) box(p pdftext.PageInfo) box {
@@ -103,20 +106,32 @@ func (loc *locator) find(value string, kind valueKind, within func(wordSpan) boo
 	return out
 }
 
-// first is the box of the first span printing value.
-func (loc *locator) first(value string, kind valueKind) (box, bool) {
+// first is the box of the first span printing value, one printing it
+// exactly if there is one; last the last (a total is printed below what
+// it sums).
+func (loc *locator) first(value string, kind valueKind, last bool) (box, bool) {
 	spans := loc.find(value, kind, nil)
 	if len(spans) == 0 {
 		return box{}, false
 	}
-	return spans[0].box(loc.pages[spans[0].page]), true
+	if last {
+		slices.Reverse(spans)
+	}
+	best := spans[0]
+	for _, s := range spans {
+		if s.exact {
+			best = s
+			break
+		}
+	}
+	return best.box(loc.pages[best.page]), true
 }
 
 // matcher decides whether a run of words prints a value.
 type matcher struct {
 	words int // run lengths tried: exactly words, or 1..words when loose
 	loose bool
-	match func(text string) bool
+	match func(text string) (ok, exact bool)
 }
 
 func matcherFor(value string, kind valueKind) *matcher {
@@ -130,20 +145,23 @@ func matcherFor(value string, kind valueKind) *matcher {
 		if want == nil {
 			return nil
 		}
-		return &matcher{words: maxSpanWords, loose: true, match: func(s string) bool { return printsNumber(s, want) }}
+		digits := onlyDigits(value)
+		return &matcher{words: maxSpanWords, loose: true, match: func(s string) (bool, bool) {
+			return printsNumber(s, want), onlyDigits(s) == digits
+		}}
 	case kindDate:
 		want, err := time.Parse(time.DateOnly, value)
 		if err != nil {
 			return nil
 		}
-		return &matcher{words: maxSpanWords, loose: true, match: func(s string) bool { return printsDate(s, want) }}
+		return &matcher{words: maxSpanWords, loose: true, match: func(s string) (bool, bool) { return printsDate(s, want), true }}
 	}
 	tokens := strings.Fields(normalText(value))
 	if len(tokens) == 0 {
 		return nil
 	}
 	want := strings.Join(tokens, " ")
-	return &matcher{words: len(tokens), match: func(s string) bool { return normalText(s) == want }}
+	return &matcher{words: len(tokens), match: func(s string) (bool, bool) { return normalText(s) == want, true }}
 }
 
 // spans tries every run of words of one line.
@@ -160,10 +178,11 @@ func (m *matcher) spans(page int, line []pdftext.Word, within func(wordSpan) boo
 			for j, w := range run {
 				texts[j] = w.Text
 			}
-			if !m.match(strings.Join(texts, " ")) {
+			ok, exact := m.match(strings.Join(texts, " "))
+			if !ok {
 				continue
 			}
-			s := wordSpan{page: page, x0: run[0].X0, y0: run[0].Y0, x1: run[0].X1, y1: run[0].Y1}
+			s := wordSpan{page: page, x0: run[0].X0, y0: run[0].Y0, x1: run[0].X1, y1: run[0].Y1, exact: exact}
 			for _, w := range run[1:] {
 				s.x0, s.y0, s.x1, s.y1 = math.Min(s.x0, w.X0), math.Min(s.y0, w.Y0), math.Max(s.x1, w.X1), math.Max(s.y1, w.Y1)
 			}
@@ -174,6 +193,17 @@ func (m *matcher) spans(page int, line []pdftext.Word, within func(wordSpan) boo
 		}
 	}
 	return out
+}
+
+// onlyDigits keeps the digits of s: "3,115.00" and "3115.00" both print
+// 311500.
+func onlyDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 // normalText lowercases s and drops the punctuation around its words

@@ -87,10 +87,10 @@ func buildReviewView(in viewInput) reviewView {
 		if f.name == "buyer_order_id" && *f.at(&in.shown) == "" && in.shown.DocumentType == string(order.TypeOrder) {
 			continue // an order references no buyer's order
 		}
-		v.Header = append(v.Header, fieldOf(f.name, f.label, f.kind, f.role, *f.at(&in.shown), loc))
+		v.Header = append(v.Header, fieldOf(f.name, f.label, f.kind, f.role, *f.at(&in.shown), loc, false))
 	}
 	for _, f := range totalFields {
-		v.Totals = append(v.Totals, fieldOf(f.name, f.label, f.kind, f.role, *f.at(&in.shown), loc))
+		v.Totals = append(v.Totals, fieldOf(f.name, f.label, f.kind, f.role, *f.at(&in.shown), loc, true))
 	}
 	v.Parties = partyViews(in.shown.Parties, in.reason, loc)
 	v.Columns, v.Items = itemViews(in.shown.Items, in.base.Items, loc)
@@ -101,9 +101,11 @@ func buildReviewView(in viewInput) reviewView {
 	return v
 }
 
-func fieldOf(name, label string, kind valueKind, role, value string, loc *locator) reviewField {
+// fieldOf is an input with the box of its value: the first place it is
+// printed, or the last for a total.
+func fieldOf(name, label string, kind valueKind, role, value string, loc *locator, last bool) reviewField {
 	f := reviewField{Name: name, Label: label, Value: value, Kind: kind, Role: role}
-	if b, ok := loc.first(value, kind); ok {
+	if b, ok := loc.first(value, kind, last); ok {
 		f.Box = &b
 	}
 	return f
@@ -117,7 +119,7 @@ func partyViews(parties []resultjson.Party, reason document.Reason, loc *locator
 	for k, p := range parties {
 		pv := partyView{Index: k, Role: p.Role}
 		for _, f := range partyFields {
-			pv.Fields = append(pv.Fields, fieldOf(fmt.Sprintf("p%d.%s", k, f.key), f.label, kindText, "", *f.at(&p), loc))
+			pv.Fields = append(pv.Fields, fieldOf(fmt.Sprintf("p%d.%s", k, f.key), f.label, kindText, "", *f.at(&p), loc, false))
 		}
 		out = append(out, pv)
 		hasDelivery = hasDelivery || p.Role == string(order.RoleDelivery)
@@ -191,9 +193,10 @@ func (loc *locator) onRow(anchor wordSpan, value string, kind valueKind) *box {
 	if len(spans) == 0 {
 		return nil
 	}
+	dist := func(s wordSpan) float64 { return math.Abs((s.y0+s.y1)/2 - mid) }
 	best := spans[0]
 	for _, s := range spans[1:] {
-		if math.Abs((s.y0+s.y1)/2-mid) < math.Abs((best.y0+best.y1)/2-mid) {
+		if (s.exact && !best.exact) || (s.exact == best.exact && dist(s) < dist(best)) {
 			best = s
 		}
 	}
