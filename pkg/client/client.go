@@ -143,6 +143,13 @@ const (
 	CodeTemplateLimitReached    = "template_limit_reached"
 	CodeTemplateTooManyPatterns = "template_too_many_patterns"
 	CodeTemplatePatternsTooLong = "template_patterns_too_long"
+	// Codes of the price list endpoints (docs/orders.md): a CSV with
+	// problems (details per line and column), a buyer that is no party id,
+	// no such list, a list over 16 MiB.
+	CodePriceListInvalid      = "price_list_invalid"
+	CodePriceListBuyerInvalid = "price_list_buyer_invalid"
+	CodePriceListNotFound     = "price_list_not_found"
+	CodePriceListTooLarge     = "price_list_too_large"
 )
 
 // ErrorCode returns the API code of err (an *Error anywhere in its chain),

@@ -62,6 +62,18 @@ func (s *Server) templateRoutes(a *templatesAPI) {
 	api.DELETE("/templates/:name", a.handleDelete, s.authenticate(), s.templateChangeRate())
 }
 
+// priceListRoutes is the client price list API (EnablePriceLists): each
+// change replaces a whole list and counts as one of the client's template
+// changes (INTAKE_TEMPLATE_CHANGE_RATE_LIMIT). PUT's body is capped at
+// pricelist.DefaultMaxBytes.
+func (s *Server) priceListRoutes(a *priceListsAPI) {
+	api := s.echo.Group(s.cfg.BasePath)
+	api.GET("/price-lists", a.handleList, s.authenticate())
+	api.GET("/price-list", a.handleGet, s.authenticate())
+	api.PUT("/price-list", a.handlePut, s.authenticate(), s.templateChangeRate())
+	api.DELETE("/price-list", a.handleDelete, s.authenticate(), s.templateChangeRate())
+}
+
 // reprocessRoutes is a client's reprocess request (EnableReprocess): it
 // counts against the client's upload rate.
 func (s *Server) reprocessRoutes(h echo.HandlerFunc) {

@@ -73,6 +73,7 @@ func Run(ctx context.Context, d Deps) error {
 	defer func() { _ = sampleText.Close() }()
 	srv.EnableTemplates(d.Store, sampleText.Text)
 	srv.EnableReprocess(d.Store)
+	srv.EnablePriceLists(d.Store)
 	consumers := []string{qcfg.Processor.Durable, qcfg.Dispatcher.Durable}
 	RegisterBacklogMetrics(d.Registry, d.Store, d.JetStream, qcfg.Stream, consumers)
 	srv.EnableOps(OpsConfig{Token: cfg.OpsToken, Enabled: cfg.OpsConsole, TrustedUserHeader: cfg.OpsTrustedUserHeader,
