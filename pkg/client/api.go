@@ -34,7 +34,9 @@ type UploadRequest struct {
 	// Subject is the subject of the e-mail the PDF came with.
 	Subject string
 	// Template names the template; PartyID lets the service pick it by the
-	// buyer's party id. Exactly one of them (UploadJSON: Template only).
+	// buyer's party id. Exactly one of them (UploadJSON: Template only), or
+	// neither with Upload for a client whose uploads without them are
+	// routed (route_unaddressed; otherwise the service answers 422).
 	// TemplateGeneric reads an order without a template.
 	Template string
 	PartyID  string
@@ -120,6 +122,11 @@ type Document struct {
 	// webhook's status_reason, e.g. "cannot_parse_items"); "" when there is
 	// none. docintake's extension of the contract's resource.
 	StatusReason string `json:"status_reason,omitempty"`
+	// Template is the template the document is read with: the one named at
+	// upload, the party_id's, or the one the routing chain chose for an
+	// upload without either; "" while none is chosen. docintake's
+	// extension too.
+	Template string `json:"template,omitempty"`
 }
 
 // Upload posts the PDF as multipart/form-data (POST /incoming), streaming
@@ -248,8 +255,10 @@ func checkUpload(r UploadRequest, multipart bool) error {
 		return errors.New("docintake upload: the JSON variant needs a template (it has no party_id)")
 	case !multipart && r.PartyID != "":
 		return errors.New("docintake upload: the JSON variant has no party_id; use Upload")
-	case (r.Template == "") == (r.PartyID == ""):
-		return errors.New("docintake upload: give exactly one of template and party_id")
+	case r.Template != "" && r.PartyID != "":
+		// Neither is the service's to judge: 422 unless the client routes
+		// uploads without them (route_unaddressed).
+		return errors.New("docintake upload: give template or party_id, not both")
 	}
 	return nil
 }

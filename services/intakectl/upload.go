@@ -3,15 +3,11 @@ package intakectl
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,36 +18,38 @@ import (
 )
 
 func init() {
-	register("upload", "upload PDFs (directories recursively) once each, optionally wait for their outcomes: upload --url U --token T (--party-id ID | --template NAME) [--wait] FILE|DIR...", runUpload)
+	register("upload", "upload PDFs (directories recursively, .zip archives) once each, optionally wait for their outcomes: upload --url U --token T [--party-id ID | --template NAME] [--wait] FILE|DIR|ZIP...", runUpload)
 }
 
 // uploadFile is one distinct file content to upload (files with the same
 // bytes share one document).
 type uploadFile struct {
 	paths     []string
+	src       source // the first of paths, what is uploaded
 	messageID string
 	// Filled in by the upload.
 	logID   string
 	existed bool // the service already had it (a re-run)
 	err     error
 	// Filled in by --wait.
-	state  client.State
-	reason string
+	state    client.State
+	reason   string
+	template string // the template the service read it with ("" none)
 }
 
 func runUpload(ctx context.Context, args []string, env Env) int {
 	fset := newFlags("upload", env)
 	baseURL := fset.String("url", env.Getenv("DOCINTAKE_URL"), "API base URL (DOCINTAKE_URL), e.g. http://127.0.0.1:8080")
 	token := fset.String("token", env.Getenv("DOCINTAKE_TOKEN"), "access token (DOCINTAKE_TOKEN)")
-	partyID := fset.String("party-id", "", "party id selecting the template (or --template)")
-	tmpl := fset.String("template", "", "template name (or --party-id)")
+	partyID := fset.String("party-id", "", "party id selecting the template of every file (or --template; neither: each file is routed)")
+	tmpl := fset.String("template", "", "template name for every file (or --party-id; neither: each file is routed)")
 	subject := fset.String("subject", "", "e-mail subject sent with every file (default: the file's name)")
 	conc := fset.Int("concurrency", 4, "uploads (and, with --wait, document queries) in flight")
 	wait := fset.Bool("wait", false, "follow every document until processing decided its outcome, then print a summary")
 	waitTimeout := fset.Duration("wait-timeout", 30*time.Minute, "with --wait: give up on documents still undecided after this long")
 	fset.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: intakectl upload --url URL --token TOKEN (--party-id ID | --template NAME) [--subject S] [--concurrency N] [--wait] FILE|DIR...")
-		fmt.Fprintln(env.Stderr, "Uploads every PDF (directories recursively) with a message_id derived from the file's content, so a re-run\nuploads nothing twice and reports the existing log_ids. Exit 0 only when every file was accepted (and, with\n--wait, none failed).")
+		fmt.Fprintln(env.Stderr, "usage: intakectl upload --url URL --token TOKEN [--party-id ID | --template NAME] [--subject S] [--concurrency N] [--wait] FILE|DIR|ZIP...")
+		fmt.Fprintln(env.Stderr, "Uploads every PDF (directories recursively, and the PDFs inside .zip archives) with a message_id derived from\nthe file's content, so a re-run uploads nothing twice and reports the existing log_ids. Without --party-id and\n--template each file is routed by the service (a mixed archive of many buyers' POs: the client's templates\ncompete on their keywords; the client needs route_unaddressed, else each upload is refused with 422), and --wait\nreports the template each file got. Exit 0 only when every file was accepted (and, with --wait, none failed).")
 		fset.PrintDefaults()
 	}
 	paths, ok := parseFlags(fset, args)
@@ -64,8 +62,8 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 		return 2
 	case *baseURL == "" || *token == "":
 		return usageErr(env, "upload: --url and --token (or DOCINTAKE_URL and DOCINTAKE_TOKEN) are required")
-	case (*partyID == "") == (*tmpl == ""):
-		return usageErr(env, "upload: give exactly one of --party-id and --template")
+	case *partyID != "" && *tmpl != "":
+		return usageErr(env, "upload: give --party-id or --template, not both (neither: each file is routed)")
 	case *conc < 1:
 		return usageErr(env, "upload: --concurrency must be at least 1")
 	}
@@ -73,7 +71,7 @@ func runUpload(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return usageErr(env, "upload: %v", err)
 	}
-	files, err := collectPDFs(paths)
+	files, err := collectSources(paths)
 	if err != nil {
 		return fail(env, "upload: %v", err)
 	}
@@ -116,69 +114,26 @@ func usageErr(env Env, format string, args ...any) int {
 	return 2
 }
 
-// collectPDFs lists the files to upload: named files as they are, and
-// every *.pdf (any case) below named directories, in lexical order.
-func collectPDFs(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(path), ".pdf") {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("walk %s: %w", p, err)
-		}
-	}
-	return files, nil
-}
-
-// groupByContent hashes every file; files with the same bytes become one
-// document whose message_id is derived from the content, so the service
+// groupByContent hashes every source; sources with the same bytes become
+// one document whose message_id is derived from the content, so the service
 // recognises a re-run (same message_id, same bytes: the original log_id).
-func groupByContent(files []string) ([]*uploadFile, error) {
+func groupByContent(files []source) ([]*uploadFile, error) {
 	byID := map[string]*uploadFile{}
 	var docs []*uploadFile
-	for _, p := range files {
-		id, err := contentMessageID(p)
+	for _, f := range files {
+		id, err := f.messageID()
 		if err != nil {
 			return nil, err
 		}
 		if d := byID[id]; d != nil {
-			d.paths = append(d.paths, p)
+			d.paths = append(d.paths, f.name)
 			continue
 		}
-		d := &uploadFile{paths: []string{p}, messageID: id}
+		d := &uploadFile{paths: []string{f.name}, src: f, messageID: id}
 		byID[id] = d
 		docs = append(docs, d)
 	}
 	return docs, nil
-}
-
-// contentMessageID is "sha256:<hex of the file>".
-func contentMessageID(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // printUploaded prints how many of the documents were uploaded, already
@@ -210,19 +165,19 @@ func waitOutcomes(ctx context.Context, env Env, c *client.Client, docs []*upload
 	pr.phase("wait")
 	forEach(pending, conc, func(d *uploadFile) {
 		doc, err := c.WaitOutcome(wctx, d.logID)
-		d.state, d.reason, d.err = doc.State, doc.StatusReason, err
-		pr.done(fmt.Sprintf("%-9s %s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, d.paths[0]), d.err != nil)
+		d.state, d.reason, d.template, d.err = doc.State, doc.StatusReason, doc.Template, err
+		pr.done(fmt.Sprintf("%-9s %s %-20s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, dash(d.template), d.paths[0]), d.err != nil)
 	})
 	pr.finish()
 }
 
 func uploadOne(ctx context.Context, c *client.Client, d *uploadFile, partyID, tmpl, subject string) (logID string, existed bool, err error) {
-	f, err := os.Open(d.paths[0])
+	f, err := d.src.open()
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	name := filepath.Base(d.paths[0])
+	name := d.src.baseName()
 	ack, err := c.Upload(ctx, client.UploadRequest{File: f, Filename: name, MessageID: d.messageID,
 		Subject: cmp.Or(subject, name), Template: tmpl, PartyID: partyID})
 	if err != nil {
@@ -284,6 +239,7 @@ func summarize(w io.Writer, docs []*uploadFile) (bad bool) {
 		}
 	}
 	_ = tw.Flush()
+	printTemplates(w, docs)
 	return printFailures(w, docs)
 }
 
