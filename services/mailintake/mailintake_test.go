@@ -4,12 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
-	"mime/multipart"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,6 +16,7 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/mailintake"
+	"github.com/docintake/docintake/services/mailintake/mailintaketest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -119,25 +116,11 @@ type part struct {
 // mailBytes builds a multipart/mixed mail with a text body and parts,
 // each base64-encoded as mail clients send attachments.
 func mailBytes(from, messageID, subject string, parts ...part) []byte {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	tw, _ := w.CreatePart(textproto.MIMEHeader{"Content-Type": {"text/plain; charset=utf-8"}})
-	fmt.Fprint(tw, "Please find our order attached.\r\n")
-	for _, p := range parts {
-		h := textproto.MIMEHeader{"Content-Type": {p.ctype}, "Content-Transfer-Encoding": {"base64"},
-			"Content-Disposition": {fmt.Sprintf("attachment; filename=%q", p.filename)}}
-		pw, _ := w.CreatePart(h)
-		enc := base64.StdEncoding.EncodeToString(p.body)
-		for len(enc) > 76 {
-			fmt.Fprint(pw, enc[:76]+"\r\n")
-			enc = enc[76:]
-		}
-		fmt.Fprint(pw, enc+"\r\n")
+	ps := make([]mailintaketest.Part, len(parts))
+	for i, p := range parts {
+		ps[i] = mailintaketest.Part{ContentType: p.ctype, Filename: p.filename, Body: p.body}
 	}
-	_ = w.Close()
-	head := fmt.Sprintf("From: Buyer <%s>\r\nTo: orders@acme.example\r\nSubject: %s\r\nMessage-ID: <%s>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=%s\r\n\r\n",
-		from, subject, messageID, w.Boundary())
-	return append([]byte(head), body.Bytes()...)
+	return mailintaketest.Mail(from, messageID, subject, ps...)
 }
 
 func zipOf(t *testing.T, files map[string][]byte) []byte {
