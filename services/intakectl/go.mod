@@ -5,12 +5,19 @@ go 1.26.8
 require (
 	github.com/docintake/docintake/pkg v0.0.0
 	github.com/docintake/docintake/pkg/client v0.0.0
+	github.com/docintake/docintake/services/mailintake v0.0.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/emersion/go-imap/v2 v2.0.0-beta.8 // indirect
+	github.com/emersion/go-message v0.18.2 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 )
 
 require (
@@ -85,3 +92,5 @@ require (
 replace github.com/docintake/docintake/pkg => ../../pkg
 
 replace github.com/docintake/docintake/pkg/client => ../../pkg/client
+
+replace github.com/docintake/docintake/services/mailintake => ../mailintake
