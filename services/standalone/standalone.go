@@ -108,27 +108,30 @@ func Run(ctx context.Context, cfg config.Config, logger *zap.Logger, bound chan<
 // a until ctx is done. The API stops first (ctx); the workers keep running
 // until it has drained, so nothing it accepted waits for the next start.
 func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpls *catalogue.Catalogue, bound chan<- string) error {
-	var boxes []mailintake.Mailbox
 	if cfg.MailboxesFile != "" {
-		var err error
-		if boxes, err = mailintake.LoadMailboxes(cfg.MailboxesFile); err != nil {
+		// Applied to the mailboxes table, which the mail intake follows
+		// (and intakectl mailboxes edits).
+		boxes, err := mailintake.LoadMailboxes(cfg.MailboxesFile)
+		if err != nil {
+			return err
+		}
+		if err := mailintake.ApplyMailboxes(ctx, a.Store, boxes); err != nil {
 			return err
 		}
 	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	g := new(errgroup.Group)
-	if len(boxes) > 0 {
-		// An intake channel like the API: it stops taking mail with ctx,
-		// while the workers drain what it committed.
-		g.Go(func() error {
-			a := a.Named("mailintake")
-			in := &intake.Service{Store: a.Store, Objects: a.Objects, Templates: tmpls, SubjectPrefix: cfg.SubjectPrefix,
-				Logger: a.Logger}
-			return mailintake.Run(ctx, mailintake.Deps{Mailboxes: boxes, Store: a.Store, Intake: in, Logger: a.Logger,
-				Registry: a.Registry})
-		})
-	}
+	// An intake channel like the API: it stops taking mail with ctx, while
+	// the workers drain what it committed. With no mailbox configured it
+	// only looks at the table each minute.
+	g.Go(func() error {
+		a := a.Named("mailintake")
+		in := &intake.Service{Store: a.Store, Objects: a.Objects, Templates: tmpls, SubjectPrefix: cfg.SubjectPrefix,
+			Logger: a.Logger}
+		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(a.Store), Store: a.Store, Intake: in,
+			Logger: a.Logger, Registry: a.Registry})
+	})
 	g.Go(func() error {
 		defer stopWork()
 		a := a.Named("ingest")
