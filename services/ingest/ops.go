@@ -419,9 +419,14 @@ func (o *ops) handleDocument(c echo.Context) error {
 	if err != nil {
 		return o.fail(c, err)
 	}
+	flags, err := o.store.DocumentFlags(ctx, d.ID) // prices and dates, docs/orders.md
+	if err != nil {
+		return o.fail(c, err)
+	}
 	_, hasStatus := document.StatusFor(d.State)
 	return o.render(c, http.StatusOK, "document", map[string]any{
 		"Attempts":     attempts,
+		"Flags":        flags,
 		"CanReprocess": document.CanTransition(d.State, document.StateReceived),
 		"Doc":          d,
 		"Events":       events,
