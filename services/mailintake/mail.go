@@ -77,9 +77,9 @@ func (r *mailRead) read(ctx context.Context) (m Mail, kind, reason string, err e
 	case len(m.PDFs) == 0:
 		return m, "no_pdf", "no PDF attachment" + skipped(m.Skipped), nil
 	}
-	if _, ok := r.p.mb.Party(m.From); !ok {
-		return m, "unknown_sender", fmt.Sprintf("sender %q is not in the mailbox's senders (no party_id)", m.From), nil
-	}
+	// A sender in no senders map is no refusal: intake's routing chain
+	// (issue 29) chooses the template, by the client's sender mapping or by
+	// the PDF's keywords.
 	return m, "", "", nil
 }
 
@@ -133,7 +133,8 @@ func (r *mailRead) submitOne(ctx context.Context, m Mail, party string, index in
 	}
 	sum := sha256.Sum256(a.Data)
 	rec, err := r.p.d.Intake.Submit(ctx, intake.Submission{
-		Client: r.client, MessageID: att.MessageID, Subject: cleanSubject(m.Subject), PartyID: party, Filename: a.Filename,
+		Client: r.client, MessageID: att.MessageID, Subject: cleanSubject(m.Subject), Filename: a.Filename,
+		Route: &intake.Route{Sender: m.From, SenderParty: party, Via: "the senders of mailbox " + r.p.mb.ID},
 		PDF: intake.PDF{Body: bytes.NewReader(a.Data), Size: int64(len(a.Data)), SHA256: sum[:], Head: a.Data[:min(len(a.Data), 8)]},
 	})
 	switch {
