@@ -2,8 +2,6 @@ package intakectl_test
 
 import (
 	"crypto/sha256"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,19 +114,7 @@ func TestDLQ(t *testing.T) {
 
 func TestMappings(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
-	env := map[string]string{"INTAKE_DATABASE_URL": url}
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
+	st, env, write := acmeDB(t) // units_test.go
 
 	good := write("articles.csv", "key,value\nB-1,S-100\n\"N-2\", S-200\n\n")
 	r := runEnv(t, env, "mappings", "import", "--client", "acme", "--kind", "article", good)

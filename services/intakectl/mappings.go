@@ -2,11 +2,9 @@ package intakectl
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -87,18 +85,11 @@ func runMappings(ctx context.Context, args []string, env Env) int {
 
 // readMappingsCSV reads key,value rows. Errors name the line.
 func readMappingsCSV(path, kind string, env Env) ([]store.Mapping, error) {
-	var r io.Reader = env.Stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	cr, done, err := openCSV(path, env)
+	if err != nil {
+		return nil, err
 	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
+	defer done()
 	var out []store.Mapping
 	seen := map[string]int{}
 	for first := true; ; first = false {

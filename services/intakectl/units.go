@@ -106,18 +106,11 @@ func importUnits(ctx context.Context, env Env, client, path string, replace bool
 // readUnitsCSV reads a unit table file. Every row is checked before
 // anything is stored; errors name the file and line.
 func readUnitsCSV(path string, env Env) ([]store.UnitRow, error) {
-	var r io.Reader = env.Stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	cr, done, err := openCSV(path, env)
+	if err != nil {
+		return nil, err
 	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
+	defer done()
 	var cols map[string]int
 	var out []store.UnitRow
 	seen := map[[2]string]int{}
@@ -229,6 +222,24 @@ func printUnits(env Env, rows []store.UnitRow, asJSON bool) int {
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// openCSV reads a CSV file given on the command line ("-" is standard
+// input) with rows of any length and leading spaces trimmed; done closes it.
+func openCSV(path string, env Env) (cr *csv.Reader, done func(), err error) {
+	var r io.Reader = env.Stdin
+	done = func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, done = f, func() { _ = f.Close() }
+	}
+	cr = csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	return cr, done, nil
 }
 
 func forArticle(a string) string {

@@ -18,19 +18,7 @@ import (
 // makes the file the whole table.
 func TestUnitsCommand(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
-	env := map[string]string{"INTAKE_DATABASE_URL": url}
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
+	st, env, write := acmeDB(t)
 	table := func() [][4]string {
 		rows, err := st.Units(t.Context(), "acme", nil, true)
 		require.NoError(t, err)
@@ -89,4 +77,23 @@ func TestUnitsCommand(t *testing.T) {
 	r = runEnv(t, env, "units", "import", "--client", "acme", "--replace", write("new.csv", "code,unit,factor\nKGM,g,0.001\n"))
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, [][4]string{{"g", "", "KGM", "0.001"}}, table())
+}
+
+// acmeDB is a schema of its own with the client acme, the environment that
+// points intakectl at it, and a writer of files in a temporary directory.
+func acmeDB(t *testing.T) (*store.Store, map[string]string, func(name, body string) string) {
+	t.Helper()
+	url := storetest.SchemaURL(t)
+	pool, err := pgxpool.New(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	st := store.New(pool)
+	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	return st, map[string]string{"INTAKE_DATABASE_URL": url}, write
 }
