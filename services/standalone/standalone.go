@@ -130,7 +130,7 @@ func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpl
 		in := &intake.Service{Store: a.Store, Objects: a.Objects, Templates: tmpls, SubjectPrefix: cfg.SubjectPrefix,
 			Logger: a.Logger}
 		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(a.Store), Store: a.Store, Intake: in,
-			Logger: a.Logger, Registry: a.Registry})
+			Logger: a.Logger, Registry: a.Registry, Tuning: mailintake.Tuning{MaxPDFBytes: cfg.MaxUploadBytes}})
 	})
 	g.Go(func() error {
 		defer stopWork()

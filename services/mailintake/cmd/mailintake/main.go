@@ -56,6 +56,6 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		Logger: p.Logger.Named("intake")}
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
 		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(p.Store), Store: p.Store, Intake: in,
-			Logger: p.Logger, Registry: p.Registry, Getenv: getenv})
+			Logger: p.Logger, Registry: p.Registry, Getenv: getenv, Tuning: mailintake.Tuning{MaxPDFBytes: p.Config.MaxUploadBytes}})
 	})
 }
