@@ -11,7 +11,7 @@ import (
 	"github.com/docintake/docintake/pkg/store"
 )
 
-const clientsSetUsage = "usage: intakectl clients set ID [--review hold|off] [--review-timeout 4h] [--duplicate-window-days N] [--flags deliver|review]"
+const clientsSetUsage = "usage: intakectl clients set ID [--review hold|off] [--review-timeout 4h] [--duplicate-window-days N] [--flags deliver|review] [--route-unaddressed on|off]"
 
 // clientSettings are a client's settings beside its webhook: what
 // `clients set` changes and `clients show` and `list` print.
@@ -42,6 +42,7 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 	timeout := fs.Duration("review-timeout", 0, "how long a held rejection waits for an operator before it is delivered (at least 1s)")
 	days := fs.Int("duplicate-window-days", 0, "days a delivered PO counts for duplicates and revisions; 0 off")
 	flags := fs.String("flags", "", "deliver: flagged orders (price, delivery date) are delivered with their flags; review: held for review")
+	route := fs.String("route-unaddressed", "", "on: uploads without template and party_id are routed (issue 29); off: refused with 422")
 	rest, ok := parseFlags(fs, args[1:])
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -55,6 +56,10 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 	}
 	if _, err := document.ParseFlagPolicy(*flags); err != nil || set["flags"] && *flags == "" {
 		fmt.Fprintln(env.Stderr, "intakectl clients set: --flags must be deliver or review")
+		return 2
+	}
+	if set["route-unaddressed"] && *route != "on" && *route != "off" {
+		fmt.Fprintln(env.Stderr, "intakectl clients set: --route-unaddressed must be on or off")
 		return 2
 	}
 	if set["review-timeout"] && *timeout < time.Second || *days < 0 {
@@ -81,6 +86,11 @@ func runClientsSet(ctx context.Context, args []string, env Env) int {
 			}
 			if set["flags"] {
 				if err := tx.SetFlagPolicy(ctx, cur.ID, document.FlagPolicy(*flags)); err != nil {
+					return err
+				}
+			}
+			if set["route-unaddressed"] {
+				if err := tx.SetRouteUnaddressed(ctx, cur.ID, *route == "on"); err != nil {
 					return err
 				}
 			}
@@ -120,9 +130,17 @@ func runClientsShowWith(ctx context.Context, env Env, st *store.Store, id string
 		{"webhook_enabled", fmt.Sprint(c.WebhookEnabled)}, {"signing_secret", secret},
 		{"unknown_party", string(c.UnknownParty)}, {"review", string(c.Review)},
 		{"review_timeout", c.ReviewWait().String()}, {"duplicate_window_days", fmt.Sprint(c.DuplicateWindowDays)},
-		{"flags", string(c.Flags)}} {
+		{"flags", string(c.Flags)}, {"route_unaddressed", onOff(c.RouteUnaddressed)}} {
 		fmt.Fprintf(tw, "%s:\t%s\n", kv[0], kv[1])
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// onOff prints a switch as its clients-file spelling's meaning.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
