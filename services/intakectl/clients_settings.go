@@ -137,7 +137,7 @@ func runClientsShowWith(ctx context.Context, env Env, st *store.Store, id string
 	return 0
 }
 
-// onOff prints a switch as its clients-file spelling's meaning.
+// onOff spells a switch as clients set takes it.
 func onOff(b bool) string {
 	if b {
 		return "on"
