@@ -135,7 +135,7 @@ func (r *mailRead) submitOne(ctx context.Context, m Mail, party string, index in
 	rec, err := r.p.d.Intake.Submit(ctx, intake.Submission{
 		Client: r.client, MessageID: att.MessageID, Subject: cleanSubject(m.Subject), Filename: a.Filename,
 		Route: &intake.Route{Sender: m.From, SenderParty: party, Via: "the senders of mailbox " + r.p.mb.ID},
-		PDF: intake.PDF{Body: bytes.NewReader(a.Data), Size: int64(len(a.Data)), SHA256: sum[:], Head: a.Data[:min(len(a.Data), 8)]},
+		PDF:   intake.PDF{Body: bytes.NewReader(a.Data), Size: int64(len(a.Data)), SHA256: sum[:], Head: a.Data[:min(len(a.Data), 8)]},
 	})
 	switch {
 	case err != nil && transient(err):
