@@ -19,7 +19,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Help: "PDF attachments submitted, by mailbox and outcome (created, replayed: the document of an earlier read, refused)."},
 			[]string{"mailbox", "outcome"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "docintake_mailintake_errors_total",
-			Help: "Errors by mailbox and kind (no_pdf, unknown_sender, malformed, too_large, refused, retry, server)."},
+			Help: "Errors by mailbox and kind (no_pdf, malformed, too_large, refused, retry, server)."},
 			[]string{"mailbox", "kind"}),
 	}
 	if reg != nil {

@@ -46,7 +46,7 @@ type ReplayMail struct {
 	// Message ids of its PDFs: made now (or, in a dry run, to be made),
 	// recorded before, and refused by intake (with the reason).
 	Created, Existing, Refused []string
-	Problem                    string // why the mail has no documents to make (no PDF, unknown sender, …)
+	Problem                    string // why the mail has no documents to make (no PDF, malformed, too large, …)
 	MovedTo                    string
 }
 
