@@ -127,6 +127,25 @@ type Document struct {
 	// upload without either; "" while none is chosen. docintake's
 	// extension too.
 	Template string `json:"template,omitempty"`
+	// Flags are what the order's checks found (docs/orders.md): a price
+	// outside the client's price list, a delivery date before the order
+	// date or already past; empty when none. docintake's extension too.
+	Flags []Flag `json:"flags,omitempty"`
+}
+
+// Flag is one finding about a document's order. Nothing is corrected: the
+// order carries the printed value, the flag the expected one.
+type Flag struct {
+	// Kind is price, price_no_entry, delivery_date_before_order or
+	// delivery_date_past.
+	Kind string `json:"kind"`
+	// Line is the order line (1 for the first item), 0 for the order.
+	Line     int    `json:"line"`
+	Position string `json:"position,omitempty"`
+	Article  string `json:"article,omitempty"`
+	Expected string `json:"expected"`
+	Printed  string `json:"printed"`
+	Message  string `json:"message"`
 }
 
 // Upload posts the PDF as multipart/form-data (POST /incoming), streaming

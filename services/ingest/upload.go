@@ -492,6 +492,10 @@ type documentDetails struct {
 	// absent while none is chosen (a routed upload before the processor
 	// chose one, or one no template claimed).
 	Template string `json:"template,omitempty"`
+	// Flags extend it as well (docintake's orders checks, docs/orders.md):
+	// a price outside the client's price list, a delivery date that cannot
+	// be met; absent when the document's current attempt raised none.
+	Flags []documentFlag `json:"flags,omitempty"`
 }
 
 func orNull(s string) *string {
@@ -514,6 +518,9 @@ func (s *Server) handleDocument() echo.HandlerFunc {
 			DocumentState: string(d.State), StatusReason: d.StatusReason.WireValue(), Template: d.Template}
 		if d.DocumentDate != nil {
 			out.DocumentDate = orNull(d.DocumentDate.Format(time.DateOnly))
+		}
+		if out.Flags, err = s.documentFlags(c.Request().Context(), d); err != nil { // docflags.go
+			return err
 		}
 		return c.JSON(http.StatusOK, out)
 	}

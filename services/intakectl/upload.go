@@ -35,6 +35,7 @@ type uploadFile struct {
 	state    client.State
 	reason   string
 	template string // the template the service read it with ("" none)
+	flags    []client.Flag
 }
 
 func runUpload(ctx context.Context, args []string, env Env) int {
@@ -165,7 +166,7 @@ func waitOutcomes(ctx context.Context, env Env, c *client.Client, docs []*upload
 	pr.phase("wait")
 	forEach(pending, conc, func(d *uploadFile) {
 		doc, err := c.WaitOutcome(wctx, d.logID)
-		d.state, d.reason, d.template, d.err = doc.State, doc.StatusReason, doc.Template, err
+		d.state, d.reason, d.template, d.flags, d.err = doc.State, doc.StatusReason, doc.Template, doc.Flags, err
 		pr.done(fmt.Sprintf("%-9s %s %-20s %s", cmp.Or(d.state.Outcome(), "pending"), d.logID, dash(d.template), d.paths[0]), d.err != nil)
 	})
 	pr.finish()
@@ -240,6 +241,7 @@ func summarize(w io.Writer, docs []*uploadFile) (bad bool) {
 	}
 	_ = tw.Flush()
 	printTemplates(w, docs)
+	printFlags(w, docs) // upload_flags.go
 	return printFailures(w, docs)
 }
 
