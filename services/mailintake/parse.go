@@ -227,17 +227,28 @@ func (w walker) pdf(name string, r io.Reader) error {
 }
 
 // readBounded reads r up to limit bytes. A longer r is read to its end
-// without keeping it and comes back as nil data with its size.
+// without keeping it and comes back as nil data with its size. It reads
+// in chunks (64 KiB growing to 1 MiB), so a part cut off at the limit
+// costs about the limit, not the doubling of a growing buffer.
 func readBounded(r io.Reader, limit int64) (data []byte, size int64, err error) {
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, n, err
+	var chunks [][]byte
+	var n int64
+	for n <= limit {
+		c := make([]byte, min(1<<20, max(64<<10, n), limit+1-n))
+		k, err := fill(r, c)
+		n += int64(k)
+		chunks = append(chunks, c[:k])
+		switch {
+		case err == io.EOF:
+			if len(chunks) == 1 {
+				return chunks[0], n, nil
+			}
+			return bytes.Join(chunks, nil), n, nil
+		case err != nil:
+			return nil, n, err
+		}
 	}
-	if n <= limit {
-		return buf.Bytes(), n, nil
-	}
-	buf = bytes.Buffer{} // let the collector have it while the rest streams past
+	chunks = nil // the collector may have them while the rest streams past
 	rest, err := io.Copy(io.Discard, r)
 	return nil, n + rest, err
 }
@@ -332,6 +343,21 @@ func readEntry(f *zip.File, budget int64) ([]byte, error) {
 		return nil, errZipBudget
 	}
 	return b, nil
+}
+
+// fill reads until c is full or r ends. Unlike io.ReadFull it passes r's
+// own errors on as they are: io.ErrUnexpectedEOF from a base64 decoder
+// is a broken part, not a short read.
+func fill(r io.Reader, c []byte) (int, error) {
+	n := 0
+	for n < len(c) {
+		k, err := r.Read(c[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // decoder undoes a part's Content-Transfer-Encoding.

@@ -288,12 +288,18 @@ func (d *Dovecot) Login() (*imapclient.Client, error) {
 // Deliver puts raw into folder over IMAP (APPEND), as a mail server
 // delivering it would.
 func (d *Dovecot) Deliver(folder string, raw []byte) error {
+	return d.DeliverAt(folder, raw, time.Time{})
+}
+
+// DeliverAt is Deliver with the mail's arrival (INTERNALDATE) at; zero is
+// now.
+func (d *Dovecot) DeliverAt(folder string, raw []byte, at time.Time) error {
 	c, err := d.Login()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	cmd := c.Append(folder, int64(len(raw)), nil)
+	cmd := c.Append(folder, int64(len(raw)), &imap.AppendOptions{Time: at})
 	if _, err := cmd.Write(raw); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/stretchr/testify/require"
@@ -53,4 +54,10 @@ func (d *Dovecot) Messages(t testing.TB, folder string) int {
 	n, err := d.Count(folder)
 	require.NoError(t, err)
 	return n
+}
+
+// AppendAt delivers raw into folder as arrived at (INTERNALDATE).
+func (d *Dovecot) AppendAt(t testing.TB, folder string, raw []byte, at time.Time) {
+	t.Helper()
+	require.NoError(t, d.DeliverAt(folder, raw, at))
 }
