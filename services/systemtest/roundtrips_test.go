@@ -212,12 +212,14 @@ var statementBudget = map[string]roundTrips{
 	// processor (before: 15, 2; then 3, 0): one read of the document with
 	// its bookkeeping and attempt number, one statement that pins the
 	// template version (pin + last use + event), one read of the PO's
-	// latest delivery (duplicates and revisions, issue 28), and the success
-	// in one transaction with the PO's identity: BEGIN, the po_identities
-	// row, processed_success + event + deliver job, COMMIT. Folding the
-	// identity row into the transition's statement would bring it back to
-	// 4 statements and no transaction.
-	"processor": {statements: 7, transactions: 1},
+	// latest delivery (duplicates and revisions, issue 28), one read of the
+	// client's flag policy with the price list entries of the order's
+	// articles (flags, issue 28: the order has prices to check), and the
+	// success in one transaction with the PO's identity: BEGIN, the
+	// po_identities row, processed_success + event + deliver job, COMMIT.
+	// Folding the identity row into the transition's statement would bring
+	// it back to 5 statements and no transaction.
+	"processor": {statements: 8, transactions: 1},
 	// dispatcher (before: 18, 2; then 10, 1; then 5): the delivery row
 	// created with the document and its client read in the same
 	// statement, the claim with the client's shared slot, one statement
