@@ -38,6 +38,9 @@ func (r CheckReport) OK() bool {
 // or variable through getenv, never printed) and looks at its folders
 // without changing anything: nothing is created, selected or moved.
 func Check(ctx context.Context, mb Mailbox, getenv func(string) string) (CheckReport, error) {
+	if mb.Graph != nil {
+		return checkGraph(ctx, mb, getenv) // graph_check.go
+	}
 	rep := CheckReport{Server: net.JoinHostPort(mb.IMAP.Host, strconv.Itoa(mb.IMAP.Port)), Username: mb.IMAP.Username}
 	c, err := dialIMAP(ctx, toolPoller(Deps{Getenv: getenv}, mb))
 	if err != nil {

@@ -57,28 +57,13 @@ func (g *graphSource) open(ctx context.Context) (session, error) {
 	return s, nil
 }
 
-// folderID resolves a folder by display name among the mailbox's top
-// level folders ("INBOX" is the well-known inbox), creating it if asked.
+// folderID resolves a folder by display name, creating it if asked.
 func (s *graphSession) folderID(ctx context.Context, name string, create bool) (string, error) {
-	if strings.EqualFold(name, "INBOX") {
-		return "inbox", nil
-	}
-	var list struct {
-		Value []struct {
-			ID          string `json:"id"`
-			DisplayName string `json:"displayName"`
-		} `json:"value"`
-	}
-	q := url.Values{"$filter": {"displayName eq '" + strings.ReplaceAll(name, "'", "''") + "'"}, "$select": {"id,displayName"}}
-	if err := s.c.getJSON(ctx, s.c.userURL("/mailFolders?"+q.Encode()), &list); err != nil {
-		return "", fmt.Errorf("graph folder %q: %w", name, err)
-	}
-	for _, f := range list.Value {
-		if f.DisplayName == name {
-			return f.ID, nil
-		}
-	}
-	if !create {
+	id, ok, err := s.c.lookupFolder(ctx, name)
+	switch {
+	case err != nil || ok:
+		return id, err
+	case !create:
 		return "", fmt.Errorf("graph folder %q: no top-level mail folder has this name", name)
 	}
 	var made struct {
@@ -88,6 +73,31 @@ func (s *graphSession) folderID(ctx context.Context, name string, create bool) (
 		return "", fmt.Errorf("graph create folder %q: %w", name, err)
 	}
 	return made.ID, nil
+}
+
+// lookupFolder finds a folder by display name among the mailbox's top
+// level folders ("INBOX" is the well-known inbox); ok is false when none
+// has the name.
+func (c *graphClient) lookupFolder(ctx context.Context, name string) (id string, ok bool, err error) {
+	if strings.EqualFold(name, "INBOX") {
+		return "inbox", true, nil
+	}
+	var list struct {
+		Value []struct {
+			ID          string `json:"id"`
+			DisplayName string `json:"displayName"`
+		} `json:"value"`
+	}
+	q := url.Values{"$filter": {"displayName eq '" + strings.ReplaceAll(name, "'", "''") + "'"}, "$select": {"id,displayName"}}
+	if err := c.getJSON(ctx, c.userURL("/mailFolders?"+q.Encode()), &list); err != nil {
+		return "", false, fmt.Errorf("graph folder %q: %w", name, err)
+	}
+	for _, f := range list.Value {
+		if f.DisplayName == name {
+			return f.ID, true, nil
+		}
+	}
+	return "", false, nil
 }
 
 // graphMessage is what a delta page says of a message.

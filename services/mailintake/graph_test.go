@@ -188,3 +188,26 @@ func TestGraphRefusesForeignNextLink(t *testing.T) {
 	require.Zero(t, called.Load())
 	require.Empty(t, e.documents(t))
 }
+
+// Check (intakectl mailboxes test) of a Graph mailbox logs in and counts
+// the folders' mails, creating nothing: the processed and error folders
+// are made by the first pass.
+func TestGraphCheck(t *testing.T) {
+	e, fake := graphSetup(t)
+	fake.deliver(poMail("AAMk-1=", "m1@buyer.example"))
+	fake.deliver(poMail("AAMk-2=", "m2@buyer.example"))
+	rep, err := mailintake.Check(t.Context(), e.mb, os.Getenv)
+	require.NoError(t, err)
+	require.True(t, rep.OK())
+	require.Equal(t, fake.URL+"/v1.0", rep.Server)
+	require.Equal(t, []mailintake.CheckFolder{
+		{Role: "folder", Name: "INBOX", Exists: true, Messages: 2, Unseen: 2},
+		{Role: "processed_folder", Name: "Processed"},
+		{Role: "error_folder", Name: "Not processed"},
+	}, rep.Folders)
+	require.NotContains(t, strings.Join(fake.Requests(), "\n"), "POST")
+
+	e.mb.Graph.ClientSecretEnv, e.mb.Graph.ClientSecretFile = "NO_SUCH_SECRET_VAR", ""
+	_, err = mailintake.Check(t.Context(), e.mb, func(string) string { return "wrong" })
+	require.ErrorContains(t, err, "invalid_client")
+}

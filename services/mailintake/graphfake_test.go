@@ -26,7 +26,8 @@ import (
 //     the last, @odata.deltaLink ($deltatoken); from a delta token only the
 //     changes since, a message that left the folder as {"id", "@removed"};
 //     410 Gone for an expired token (message-delta docs);
-//   - GET /v1.0/users/{u}/mailFolders?$filter=displayName eq '…' and POST
+//   - GET /v1.0/users/{u}/mailFolders?$filter=displayName eq '…', GET
+//     /mailFolders/{id} (totalItemCount, unreadItemCount) and POST
 //     /mailFolders {"displayName"};
 //   - GET …/messages/{id}/attachments (with $select: no contentBytes),
 //     …/attachments/{aid} (fileAttachment with contentBytes),
@@ -146,6 +147,8 @@ func (f *graphFake) route(w http.ResponseWriter, r *http.Request, p []string) {
 		f.listFolders(w, r)
 	case len(p) == 1 && p[0] == "mailFolders" && r.Method == "POST":
 		f.createFolder(w, r)
+	case len(p) == 2 && p[0] == "mailFolders" && r.Method == "GET":
+		f.getFolder(w, f.folderID(p[1]))
 	case len(p) == 4 && p[0] == "mailFolders" && p[2] == "messages" && p[3] == "delta":
 		f.delta(w, r, f.folderID(p[1]))
 	case len(p) == 3 && p[0] == "messages" && p[2] == "move" && r.Method == "POST":
@@ -180,6 +183,23 @@ func (f *graphFake) listFolders(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	graphJSON(w, 200, map[string]any{"value": out})
+}
+
+// getFolder answers a mailFolder with its counts (the fake's mails are
+// all unread).
+func (f *graphFake) getFolder(w http.ResponseWriter, id string) {
+	name, ok := f.folders[id]
+	if !ok {
+		graphErr(w, 404, "ErrorItemNotFound", "The specified folder could not be found in the store.")
+		return
+	}
+	n := 0
+	for _, m := range f.msgs {
+		if m.folderAt(1<<30) == id {
+			n++
+		}
+	}
+	graphJSON(w, 200, map[string]any{"id": id, "displayName": name, "totalItemCount": n, "unreadItemCount": n})
 }
 
 func (f *graphFake) createFolder(w http.ResponseWriter, r *http.Request) {
