@@ -100,12 +100,16 @@ func poMail(id, messageID string) fakeMessage {
 
 // A restart goes on from the stored delta link; a crash between the
 // documents and the move makes no duplicate; an expired delta link reads
-// the folder from the start, without duplicates either.
+// the folder from the start, without duplicates either. An access token
+// revoked mid-pass is renewed.
 func TestGraphDeltaRestartAndCrash(t *testing.T) {
 	e, fake := graphSetup(t)
 	fake.deliver(poMail("AAMk-1=", "m1@buyer.example"))
-	passErr, _ := e.pass(t, mailintake.Hooks{})
+	passErr, _ := e.pass(t, mailintake.Hooks{BeforeMove: func(string, uint32) error { fake.RevokeTokens(); return nil }})
 	require.NoError(t, passErr)
+	require.Equal(t, "Processed", fake.folder("AAMk-1="))
+	_, _, tokens := fake.counters()
+	require.Equal(t, 2, tokens, "the move got a 401 and a new token")
 
 	fake.deliver(poMail("AAMk-2=", "m2@buyer.example"))
 	crash := errors.New("killed before the move")

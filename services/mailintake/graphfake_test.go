@@ -380,6 +380,13 @@ func (f *graphFake) Throttle(statuses ...int) {
 	f.throttle = append(f.throttle, statuses...)
 }
 
+// RevokeTokens makes every access token issued so far answer 401.
+func (f *graphFake) RevokeTokens() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokens = map[string]bool{}
+}
+
 // ExpireDeltaTokens makes every delta token issued so far answer 410.
 func (f *graphFake) ExpireDeltaTokens() {
 	f.mu.Lock()
