@@ -4,21 +4,9 @@ import (
 	"context"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
 )
-
-// documentFlag is one flag of the document details' flags extension
-// (docs/orders.md): what the order's price and date checks found, the
-// result JSON's flags as well.
-type documentFlag struct {
-	Kind     string `json:"kind"`
-	Line     int    `json:"line"`
-	Position string `json:"position,omitempty"`
-	Article  string `json:"article,omitempty"`
-	Expected string `json:"expected"`
-	Printed  string `json:"printed"`
-	Message  string `json:"message"`
-}
 
 // flagStore is the part of the store that keeps documents' flags
 // (*store.Store); a Store without it shows none.
@@ -26,9 +14,11 @@ type flagStore interface {
 	DocumentFlags(ctx context.Context, documentID string) ([]store.DocumentFlag, error)
 }
 
-// documentFlags returns the flags of d's current attempt; a document
-// without an outcome has none, and is not looked up (clients poll those).
-func (s *Server) documentFlags(ctx context.Context, d document.Document) ([]documentFlag, error) {
+// documentFlags returns the flags of d's current attempt (the document
+// details' extension, docs/orders.md, shaped as the result JSON's flags);
+// a document without an outcome has none and is not looked up: clients
+// poll those.
+func (s *Server) documentFlags(ctx context.Context, d document.Document) ([]resultjson.Flag, error) {
 	fs, ok := s.store.(flagStore)
 	if _, decided := document.StatusFor(d.State); !decided || !ok {
 		return nil, nil
@@ -37,9 +27,9 @@ func (s *Server) documentFlags(ctx context.Context, d document.Document) ([]docu
 	if err != nil {
 		return nil, err
 	}
-	var out []documentFlag
+	var out []resultjson.Flag
 	for _, f := range rows {
-		out = append(out, documentFlag{Kind: f.Kind, Line: f.Line, Position: f.Position, Article: f.Article,
+		out = append(out, resultjson.Flag{Kind: f.Kind, Line: f.Line, Position: f.Position, Article: f.Article,
 			Expected: f.Expected, Printed: f.Printed, Message: f.Message})
 	}
 	return out, nil

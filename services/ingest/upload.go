@@ -19,6 +19,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/labstack/echo/v4"
 )
 
@@ -495,7 +496,7 @@ type documentDetails struct {
 	// Flags extend it as well (docintake's orders checks, docs/orders.md):
 	// a price outside the client's price list, a delivery date that cannot
 	// be met; absent when the document's current attempt raised none.
-	Flags []documentFlag `json:"flags,omitempty"`
+	Flags []resultjson.Flag `json:"flags,omitempty"`
 }
 
 func orNull(s string) *string {
