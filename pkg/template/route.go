@@ -29,7 +29,7 @@ type Competition struct {
 // the work) and decides as Competition says. Unlike Set.Match it does not
 // stop at the first match: a second template claiming the document must be
 // seen to tell a tie. Templates that read structured attachments only
-// (embedded: require) do not compete. budget bounds the whole competition
+// (embedded: require), and any without keywords, do not compete. budget bounds the whole competition
 // as RunOptions.Budget bounds a run (0: the context's or DefaultBudget); its
 // end is a *BudgetError.
 func Compete(ctx context.Context, text string, ts []*Template, budget time.Duration) (Competition, error) {
@@ -41,8 +41,8 @@ func Compete(ctx context.Context, text string, ts []*Template, budget time.Durat
 	p := preparer{m: m, text: text}
 	var c Competition
 	for _, t := range ts {
-		if t.DocIntake.Embedded == EmbeddedRequire {
-			continue
+		if t.DocIntake.Embedded == EmbeddedRequire || len(t.Keywords) == 0 {
+			continue // no text to match, or nothing that would tell one buyer from another
 		}
 		if m.stopped() {
 			break
