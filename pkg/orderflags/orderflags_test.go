@@ -66,6 +66,21 @@ func TestPriceBasisAndDiscount(t *testing.T) {
 	require.Contains(t, flags[0].Message, "net price 1.00 (printed 2.00 less 50 % discount) EUR per C62 is 33.33 % below")
 }
 
+// A line the unit table converted (a case of 12 at 18.00 is 12 pieces at
+// 1.50) is compared in the supplier's unit; the message says what the PO
+// printed.
+func TestPriceConvertedUnit(t *testing.T) {
+	t.Parallel()
+	it := order.Item{SupplierArticleID: "S-100", Quantity: "24", Unit: "C62", UnitPrice: "1.50",
+		AsPrinted: &order.PrintedUnit{Quantity: "2", Unit: "CS", UnitPrice: "18.00", Factor: "12", Table: "client"}}
+	require.Empty(t, orderflags.Check(po(it), list, received))
+	it.UnitPrice, it.AsPrinted.UnitPrice = "1.25", "15.00"
+	flags := orderflags.Check(po(it), list, received)
+	require.Len(t, flags, 1)
+	require.Equal(t, "line 1 (S-100): price 1.25 (printed 15.00 per CS of 12) EUR per C62 is 16.67 % below the price list's 1.50 (tolerance 2 %; price list for every buyer, line 2)",
+		flags[0].Message)
+}
+
 // The entry valid on the order date prices the line; an article listed
 // with no entry for the order (another currency, unit, or validity) is
 // flagged as not checked, an article the list does not name is not.

@@ -43,6 +43,10 @@ func priceFlag(f Flag, n int, it order.Item, currency string, e pricelist.Entry)
 		f.Printed = inBasis(net)
 		what = fmt.Sprintf("net price %s (printed %s less %s)", f.Printed, it.UnitPrice, discount)
 	}
+	if ap := it.AsPrinted; ap != nil && ap.UnitPrice != "" && ap.Factor != "1" {
+		// Compared in the supplier's unit; say what the PO printed.
+		what += fmt.Sprintf(" (printed %s per %s of %s)", ap.UnitPrice, ap.Unit, ap.Factor)
+	}
 	dir := "above"
 	if diff.Sign() < 0 {
 		dir = "below"
