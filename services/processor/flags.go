@@ -42,11 +42,12 @@ func (w *worker) flagOrder(ctx context.Context, log *zap.Logger, doc document.Do
 		return false, nil
 	}
 	flags, policy, err := w.checkOrder(ctx, doc, v, o)
-	if err != nil || len(flags) == 0 {
-		if err != nil {
-			w.metrics.job(outRetry)
-		}
-		return err != nil, err
+	if err != nil {
+		w.metrics.job(outRetry)
+		return true, err
+	}
+	if len(flags) == 0 {
+		return false, nil
 	}
 	rows := make([]store.DocumentFlag, len(flags))
 	for i, f := range flags {
