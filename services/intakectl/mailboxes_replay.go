@@ -113,7 +113,7 @@ func runMailboxesReplay(ctx context.Context, args []string, env Env) int {
 	since := fs.String("since", "", "first day of mail to replay (YYYY-MM-DD, the server's arrival date)")
 	until := fs.String("until", "", "last day of mail to replay, included (default: --since)")
 	var folders folderFlags
-	fs.Var(&folders, "folder", "folder to read, repeatable (default: the error folder, then the processed folder)")
+	fs.Var(&folders, "folder", "folder to read, repeatable (default: the processed folder, then the error folder)")
 	dry := fs.Bool("dry-run", false, "list the documents that would be made; submit and move nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, ok := parseFlags(fs, args)

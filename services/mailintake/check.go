@@ -2,12 +2,11 @@ package mailintake
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net"
 	"strconv"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
 )
 
 // CheckFolder is one folder of a mailbox as the server shows it.
@@ -49,23 +48,43 @@ func Check(ctx context.Context, mb Mailbox, getenv func(string) string) (CheckRe
 	defer c.close()
 	for _, f := range []struct{ role, name string }{
 		{"folder", mb.Folder}, {"processed_folder", mb.ProcessedFolder}, {"error_folder", mb.ErrorFolder}} {
-		cf := CheckFolder{Role: f.role, Name: f.name}
-		st, err := c.c.Status(f.name, &imap.StatusOptions{NumMessages: true, NumUnseen: true}).Wait()
-		var ie *imap.Error
-		switch {
-		case errors.As(err, &ie) && ie.Code == imap.ResponseCodeNonExistent:
-		case err != nil:
-			return rep, fmt.Errorf("imap status %q: %w", f.name, err)
-		default:
-			cf.Exists = true
-			if st.NumMessages != nil {
-				cf.Messages = *st.NumMessages
-			}
-			if st.NumUnseen != nil {
-				cf.Unseen = *st.NumUnseen
-			}
+		cf, err := imapFolder(c.c, f.name)
+		if err != nil {
+			return rep, err
 		}
+		cf.Role = f.role
 		rep.Folders = append(rep.Folders, cf)
 	}
 	return rep, nil
+}
+
+// folderExists asks LIST (STATUS and SELECT of a missing folder answer a
+// plain NO on some servers, Dovecot's among them).
+func folderExists(c *imapclient.Client, name string) (bool, error) {
+	list, err := c.List("", name, nil).Collect()
+	if err != nil {
+		return false, wrapIMAP("list "+strconv.Quote(name), err)
+	}
+	return len(list) > 0, nil
+}
+
+// imapFolder reads a folder's counts, if it exists.
+func imapFolder(c *imapclient.Client, name string) (CheckFolder, error) {
+	cf := CheckFolder{Name: name}
+	ok, err := folderExists(c, name)
+	if err != nil || !ok {
+		return cf, err
+	}
+	st, err := c.Status(name, &imap.StatusOptions{NumMessages: true, NumUnseen: true}).Wait()
+	if err != nil {
+		return cf, wrapIMAP("status "+strconv.Quote(name), err)
+	}
+	cf.Exists = true
+	if st.NumMessages != nil {
+		cf.Messages = *st.NumMessages
+	}
+	if st.NumUnseen != nil {
+		cf.Unseen = *st.NumUnseen
+	}
+	return cf, nil
 }

@@ -31,7 +31,8 @@ type ReplayOptions struct {
 	// arrival date, without time): mails that arrived on Since, on Until
 	// and between. A zero Until is Since's day.
 	Since, Until time.Time
-	// Folders to read; nil: the error folder, then the processed folder.
+	// Folders to read; nil: the processed folder, then the error folder
+	// (so a mail replay moves from the error folder is not read twice).
 	Folders []string
 	// DryRun lists what would be made without submitting or moving.
 	DryRun bool
@@ -88,7 +89,7 @@ func Replay(ctx context.Context, d Deps, mb Mailbox, opt ReplayOptions) (ReplayR
 	defer c.close()
 	folders := opt.Folders
 	if folders == nil {
-		folders = []string{mb.ErrorFolder, mb.ProcessedFolder}
+		folders = []string{mb.ProcessedFolder, mb.ErrorFolder}
 	}
 	for _, f := range folders {
 		r := replayer{p: p, c: c, client: client, opt: opt, folder: f, rep: &rep}
@@ -143,12 +144,13 @@ type replayer struct {
 }
 
 func (r *replayer) folderRun(ctx context.Context) error {
-	sel, err := r.c.c.Select(r.folder, &imap.SelectOptions{ReadOnly: r.opt.DryRun}).Wait()
-	var ie *imap.Error
-	if errors.As(err, &ie) && ie.Code == imap.ResponseCodeNonExistent {
-		r.rep.MissingFolders = append(r.rep.MissingFolders, r.folder)
-		return nil
+	if ok, err := folderExists(r.c.c, r.folder); err != nil || !ok {
+		if err == nil {
+			r.rep.MissingFolders = append(r.rep.MissingFolders, r.folder)
+		}
+		return err
 	}
+	sel, err := r.c.c.Select(r.folder, &imap.SelectOptions{ReadOnly: r.opt.DryRun}).Wait()
 	if err != nil {
 		return wrapIMAP("select", err)
 	}

@@ -320,11 +320,12 @@ func (d *Dovecot) Count(folder string) (int, error) {
 		return 0, err
 	}
 	defer c.Close()
-	st, err := c.Status(folder, &imap.StatusOptions{NumMessages: true}).Wait()
-	var ie *imap.Error
-	if errors.As(err, &ie) && ie.Code == imap.ResponseCodeNonExistent {
-		return 0, nil
+	// Dovecot answers STATUS of a missing folder with a plain NO.
+	list, err := c.List("", folder, nil).Collect()
+	if err != nil || len(list) == 0 {
+		return 0, err
 	}
+	st, err := c.Status(folder, &imap.StatusOptions{NumMessages: true}).Wait()
 	if err != nil {
 		return 0, err
 	}
