@@ -182,7 +182,7 @@ func TestMailboxesFollowTable(t *testing.T) {
 	e := setup(t)
 	ctx := t.Context()
 	require.NoError(t, e.st.UpsertMailboxConfig(ctx, store.MailboxConfig{ID: "broken", ClientID: "acme",
-		Config: "id: broken\nclient: acme\nimap: {host: 10.0.0.1}\n", Source: store.MailboxFromCLI}))
+		Config: "id: broken\nclient: acme\nimap: {host: 127.0.0.1, no_such_setting: 1}\n", Source: store.MailboxFromCLI}))
 	d := e.deps(t)
 	d.Mailboxes, d.Load, d.Tuning = nil, mailintake.StoredMailboxes(e.st), mailintake.Tuning{PollInterval: 100 * time.Millisecond}
 	runCtx, cancel := context.WithCancel(ctx)
