@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("status", "documents by state, queue depth and oldest age per consumer, backlog, DLQ: status [--dlq N] [--json]", runStatus)
+	register("status", "documents by state, queue depth and oldest age per consumer, backlog, DLQ, mailboxes: status [--dlq N] [--json]", runStatus)
 }
 
 // statusQueue is one consumer's line of `intakectl status`.
@@ -55,6 +55,8 @@ type statusReport struct {
 	OrphansRemoved        int         `json:"orphans_removed"`
 	OrphansRemovedLastDay int         `json:"orphans_removed_last_day"`
 	DLQ                   []statusDLQ `json:"dlq"`
+	// The mail intake's mailboxes (mailboxes_status.go).
+	Mailboxes []statusMailbox `json:"mailboxes"`
 }
 
 func runStatus(ctx context.Context, args []string, env Env) int {
@@ -88,6 +90,9 @@ func runStatus(ctx context.Context, args []string, env Env) int {
 		return fail(env, "%v", err)
 	}
 	rep.OrphansRemoved, rep.OrphansRemovedLastDay = orphans.Total, orphans.LastDay
+	if rep.Mailboxes, err = mailboxStatus(ctx, st); err != nil {
+		return fail(env, "%v", err)
+	}
 	rep.Queues = consumerStatus(ctx, cfg)
 
 	code := 0
@@ -105,6 +110,7 @@ func runStatus(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	printStatus(env, rep, sum.States[document.StateDLQ])
+	printMailboxes(env, rep.Mailboxes)
 	return code
 }
 
