@@ -324,6 +324,10 @@ func (o *ops) handleIndex(c echo.Context) error {
 	if err != nil {
 		return o.fail(c, err)
 	}
+	// The mail intake's mailboxes of the operator's clients (issue 29).
+	if data["Mailboxes"], err = o.store.MailboxStatuses(ctx, op.Clients, 24*time.Hour); err != nil {
+		return o.fail(c, err)
+	}
 	var states []stateCount
 	for _, st := range document.States {
 		if st != document.StateUnknown {
