@@ -143,7 +143,8 @@ func TestMailboxHealth(t *testing.T) {
 	require.True(t, ok)
 	require.GreaterOrEqual(t, age, lower)
 	require.LessOrEqual(t, age, time.Since(day).Seconds())
-	for name, want := range map[string]float64{"docintake_mailintake_unprocessed_mails": 1, "docintake_mailintake_mails_seen_total": 1} {
+	for name, want := range map[string]float64{"docintake_mailintake_unprocessed_mails": 1, "docintake_mailintake_mails_seen_total": 1,
+		"docintake_mailintake_failed_passes": 1} {
 		v, ok := gauge(t, reg, name)
 		require.True(t, ok, name)
 		require.Equal(t, want, v, name)
@@ -162,6 +163,9 @@ func TestMailboxHealth(t *testing.T) {
 	require.False(t, st.LastSuccessAt.IsZero())
 	age, _ = gauge(t, reg, "docintake_mailintake_oldest_unprocessed_age_seconds")
 	require.Zero(t, age)
+	failed, ok := gauge(t, reg, "docintake_mailintake_failed_passes")
+	require.True(t, ok)
+	require.Zero(t, failed)
 	last, ok := gauge(t, reg, "docintake_mailintake_last_success_timestamp_seconds")
 	require.True(t, ok)
 	require.Positive(t, last)

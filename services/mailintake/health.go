@@ -23,6 +23,7 @@ type health struct {
 	seen        *prometheus.CounterVec
 	unprocessed *prometheus.GaugeVec
 	lastSuccess *prometheus.GaugeVec
+	failing     *prometheus.GaugeVec
 	oldestDesc  *prometheus.Desc
 
 	mu     sync.Mutex
@@ -38,12 +39,14 @@ func newHealth(reg *prometheus.Registry, st *store.Store) *health {
 			Help: "Mails left in the mailbox's folder after the last pass (on the replica reading it)."}, []string{"mailbox"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "docintake_mailintake_last_success_timestamp_seconds",
 			Help: "Unix time of the last pass over the mailbox that read every mail it could (on the replica reading it)."}, []string{"mailbox"}),
+		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "docintake_mailintake_failed_passes",
+			Help: "Passes over the mailbox that failed in a row (login, server, database), 0 after a good one (on the replica reading it)."}, []string{"mailbox"}),
 		oldestDesc: prometheus.NewDesc("docintake_mailintake_oldest_unprocessed_age_seconds",
 			"Age of the oldest mail left in the mailbox's folder (its arrival at the server), 0 when none; grows while passes fail.",
 			[]string{"mailbox"}, nil),
 	}
 	if reg != nil {
-		reg.MustRegister(h.seen, h.unprocessed, h.lastSuccess, h)
+		reg.MustRegister(h.seen, h.unprocessed, h.lastSuccess, h.failing, h)
 	}
 	return h
 }
@@ -69,6 +72,7 @@ func (h *health) Collect(ch chan<- prometheus.Metric) {
 func (h *health) forget(id string) {
 	h.unprocessed.DeleteLabelValues(id)
 	h.lastSuccess.DeleteLabelValues(id)
+	h.failing.DeleteLabelValues(id)
 	h.mu.Lock()
 	delete(h.oldest, id)
 	h.mu.Unlock()
@@ -82,6 +86,7 @@ type mailboxHealth struct {
 	log         *zap.Logger
 	uidValidity uint32
 	pending     map[uint32]time.Time
+	failed      int // passes in a row
 }
 
 func (h *health) of(mb Mailbox, log *zap.Logger) *mailboxHealth {
@@ -165,9 +170,12 @@ func (mh *mailboxHealth) passed(ctx context.Context, err error) {
 		Unprocessed: len(mh.pending), OldestUnprocessed: oldest}
 	if err != nil {
 		p.Err = err.Error()
+		mh.failed++
 	} else {
+		mh.failed = 0
 		mh.h.lastSuccess.WithLabelValues(id).SetToCurrentTime()
 	}
+	mh.h.failing.WithLabelValues(id).Set(float64(mh.failed))
 	// Written even after ctx ended (the pass's own last word), bounded.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
