@@ -61,8 +61,10 @@ func (s *supervisor) reload(ctx context.Context) {
 		want[mb.ID] = mb
 	}
 	for id, r := range s.running {
-		if mb, ok := want[id]; !ok || !reflect.DeepEqual(mb, r.mb) {
-			s.stop(id)
+		if mb, ok := want[id]; !ok {
+			s.stop(id, "removed")
+		} else if !reflect.DeepEqual(mb, r.mb) {
+			s.stop(id, "changed")
 		}
 	}
 	for id, mb := range want {
@@ -91,18 +93,18 @@ func (s *supervisor) start(ctx context.Context, mb Mailbox) {
 
 // stop ends a poller and waits for it, so that its lock is free for the
 // poller that replaces it.
-func (s *supervisor) stop(id string) {
+func (s *supervisor) stop(id, why string) {
 	r := s.running[id]
 	r.cancel()
 	<-r.done
 	delete(s.running, id)
 	s.h.forget(id)
-	s.d.Logger.Info("mailbox removed or changed: poller stopped", zap.String("mailbox", id))
+	s.d.Logger.Info("mailbox poller stopped", zap.String("mailbox", id), zap.String("why", why))
 }
 
 func (s *supervisor) stopAll() {
 	for id := range s.running {
-		s.stop(id)
+		s.stop(id, "shutdown")
 	}
 }
 
