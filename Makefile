@@ -18,7 +18,7 @@ CI_FUZZTIME ?= 3s
 
 export INTAKE_VERSITYGW ?= $(TOOLS_BIN)/versitygw
 
-.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-generic bench-processor clean chaos fuzz
+.PHONY: build run test tools proto lint fmt bench bench-ingest bench-extract bench-generic bench-processor bench-mailintake dev-mailbox dev-mail clean chaos fuzz
 
 build: ## build bin/ingest bin/processor bin/dispatcher bin/mailintake bin/standalone bin/intakectl
 	@mkdir -p $(BIN)
@@ -68,6 +68,16 @@ run: build
 	INTAKE_CLIENTS_FILE=$${INTAKE_CLIENTS_FILE:-deploy/dev/clients.yaml} \
 	INTAKE_WEBHOOK_ALLOW_PRIVATE=$${INTAKE_WEBHOOK_ALLOW_PRIVATE:-true} \
 	$(BIN)/standalone
+
+# make dev-mailbox: a throwaway Dovecot on 127.0.0.1:1143 as the dev client's
+# orders mailbox (services/systemtest/cmd/devmailbox, until Ctrl-C); it prints
+# the INTAKE_MAILBOXES_FILE for `make run`. make dev-mail PDF=order.pdf mails it
+# a PO from buyer@contoso.example (party CONTOSO).
+dev-mailbox:
+	cd services/systemtest && go run ./cmd/devmailbox serve
+dev-mail:
+	@test -n "$(PDF)" || (echo "usage: make dev-mail PDF=order.pdf"; exit 1)
+	cd services/systemtest && go run ./cmd/devmailbox send $(abspath $(PDF))
 
 # make test: every module's tests against real PostgreSQL, JetStream and S3
 # (versitygw, installed into $(TOOLS_BIN) on first use). The short chaos run
@@ -138,6 +148,13 @@ bench: build tools
 
 bench-ingest: build tools
 	cd services/systemtest && go test -run '^$$' -bench BenchmarkIngest -benchtime 20s -timeout 10m ./...
+
+# make bench-mailintake: mails/s through the mailbox intake of the standalone
+# system (Dovecot on loopback, S3 on versitygw, PostgreSQL) beside HTTP uploads
+# of the same PDFs one at a time in the same run; INTAKE_BENCH_MAILS mails
+# (default 200).
+bench-mailintake: tools
+	cd services/systemtest && go test -run '^$$' -bench BenchmarkMailIntake -benchtime 1x -timeout 20m .
 
 # make bench-generic: the template-less reader (issue 24): CPU per page on
 # the corpus POs beside the Contoso template's in the same run, and its score
