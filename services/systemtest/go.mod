@@ -11,8 +11,10 @@ require (
 	github.com/docintake/docintake/services/dispatcher v0.0.0
 	github.com/docintake/docintake/services/ingest v0.0.0
 	github.com/docintake/docintake/services/intakectl v0.0.0
+	github.com/docintake/docintake/services/mailintake v0.0.0
 	github.com/docintake/docintake/services/processor v0.0.0
 	github.com/docintake/docintake/services/standalone v0.0.0
+	github.com/emersion/go-imap/v2 v2.0.0-beta.8
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
@@ -47,10 +49,8 @@ require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/dlclark/regexp2 v1.12.0 // indirect
-	github.com/docintake/docintake/services/mailintake v0.0.0 // indirect
 	github.com/docker/go-connections v0.8.2 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
-	github.com/emersion/go-imap/v2 v2.0.0-beta.8 // indirect
 	github.com/emersion/go-message v0.18.2 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
