@@ -26,8 +26,6 @@ func startDovecotWith(t *testing.T, extra func(dir string) string) *dovecot {
 	return &dovecot{mailintaketest.StartDovecot(t, extra)}
 }
 
-func (d *dovecot) addr() string { return d.Addr() }
-
 // client logs in as the test user.
 func (d *dovecot) client(t *testing.T) *imapclient.Client { return d.Client(t) }
 
