@@ -35,6 +35,8 @@ func (e env) fileSizes(t *testing.T) map[string]int64 {
 // intake, which allocates far less than it. A 40 MB mail with two 14 MiB
 // PDFs is processed.
 func TestFortyMegabyteMails(t *testing.T) {
+	// Not parallel: TotalAlloc counts the whole process, and parallel tests
+	// start only after every sequential one has finished.
 	e := setup(t)
 	small := pdfBytes("small")
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "huge@buyer.example", "Huge",

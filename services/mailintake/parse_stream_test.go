@@ -87,6 +87,8 @@ func (b *bufWriter) flush() error {
 // keeps its place with its size and no bytes; the PDF after it is read;
 // and the parse allocates a few times the limit, not the mail.
 func TestParseReaderStreamsLargeMail(t *testing.T) {
+	// Not parallel: TotalAlloc counts the whole process, and parallel tests
+	// start only after every sequential one has finished.
 	const size = 30 << 20
 	lim := mailintake.DefaultLimits
 	lim.MaxPDFBytes = 1 << 20
