@@ -141,6 +141,13 @@ func (w *worker) handle(ctx context.Context, dl queue.Delivery) error {
 		w.metrics.job(outRetry)
 		return err
 	}
+	return w.settle(ctx, log, doc, pr, dl, v, res)
+}
+
+// settle records what the template run decided: a success goes through the
+// flag and duplicate checks, a rejection may be held for review.
+func (w *worker) settle(ctx context.Context, log *zap.Logger, doc document.Document, pr store.Processing,
+	dl queue.Delivery, v *catalogue.Version, res *result) error {
 	switch res.outcome.Status {
 	case template.OutcomeSuccess:
 		if held, err := w.flagOrder(ctx, log, doc, pr.Attempt, v, res); held { // flags.go: prices, dates
