@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/pdftext"
@@ -216,27 +217,36 @@ func normalText(s string) string {
 	return strings.Join(fields, " ")
 }
 
-// printsNumber reports whether s prints want, with any currency sign or
-// code around it and either convention of separators.
+// printsNumber reports whether s prints want: digits with grouping and
+// either convention of separators, with nothing around them but a sign,
+// parentheses, a percent sign, a currency sign or code ("$3,115.00",
+// "3.115,00 EUR", "(-)0.37"); "#5" and "Total 20.00" are not numbers.
 func printsNumber(s string, want *big.Rat) bool {
 	s = strings.TrimSpace(s)
-	neg := false
-	var digits strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9', r == '.', r == ',':
-			digits.WriteRune(r)
-		case r == '-':
-			neg = true
-		case r == ' ' || r == '\u00a0' || r == '\'':
-			// grouping
-		case digits.Len() > 0 && r != '%':
-			return false // "12abc" is not the number 12
-		}
-	}
-	if digits.Len() == 0 {
+	start := strings.IndexFunc(s, isDigit)
+	end := strings.LastIndexFunc(s, isDigit) + 1
+	if start < 0 {
 		return false
 	}
+	prefix, body, suffix := s[:start], s[start:end], s[end:]
+	if p := strings.TrimRight(prefix, ".,"); len(p) == len(prefix)-1 && (p == "" || !unicode.IsLetter(rune(p[len(p)-1]))) {
+		prefix, body = p, prefix[len(p):]+body // ".5", but not "Rs.5"
+	}
+	if !numberAffix(prefix) || !numberAffix(suffix) {
+		return false
+	}
+	var digits strings.Builder
+	for _, r := range body {
+		switch {
+		case isDigit(r), r == '.', r == ',':
+			digits.WriteRune(r)
+		case r == ' ', r == '\u00a0', r == '\'':
+			// grouping
+		default:
+			return false // "12abc34" is no number
+		}
+	}
+	neg := strings.Contains(prefix, "-") || strings.HasPrefix(suffix, "-")
 	for _, c := range numberReadings(digits.String()) {
 		r, ok := new(big.Rat).SetString(c)
 		if !ok {
@@ -250,6 +260,25 @@ func printsNumber(s string, want *big.Rat) bool {
 		}
 	}
 	return false
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// numberAffix reports whether a may stand before or after a printed
+// number: signs, parentheses, percent, currency signs and a currency code
+// of up to three letters ("USD", "Rs.").
+func numberAffix(a string) bool {
+	letters := 0
+	for _, r := range a {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.Is(unicode.Sc, r), unicode.IsSpace(r), strings.ContainsRune("+-()%.", r):
+		default:
+			return false
+		}
+	}
+	return letters <= 3
 }
 
 // numberReadings are the decimals s can mean: the separator that comes

@@ -65,6 +65,7 @@
     const live = liveOf(el);
     if (!el || !live) return;
     live.textContent = text || '';
+    live.title = text || '';
     el.classList.toggle('off', !!text);
   }
 
@@ -233,6 +234,11 @@
     if (i >= 0 && i + 1 < all.length) all[i + 1].focus();
   }
 
+  // The form is sent only when the person asked to approve (the button or
+  // a shortcut), and once: Enter in a field accepts it instead of sending
+  // the form, however the browser delivers the key.
+  let intent = false, sent = false;
+
   function approve() {
     const fails = checks();
     const confirm = document.getElementById('confirm'), comment = document.getElementById('comment');
@@ -247,7 +253,8 @@
     const key = e.key.toLowerCase();
     if ((e.key === 'Enter' && (e.ctrlKey || e.metaKey)) || (e.altKey && key === 'a')) {
       e.preventDefault();
-      if (approve()) form.requestSubmit(document.getElementById('approve'));
+      intent = true;
+      form.requestSubmit(document.getElementById('approve'));
     } else if (e.altKey && key === 'n') {
       e.preventDefault();
       firstInput(addRow()).focus();
@@ -277,12 +284,30 @@
     }
     form.addEventListener('focusin', (e) => { if (e.target.id) highlight(e.target.id); });
     form.addEventListener('input', (e) => {
+      // The server's word on the old values: on this field, and on every
+      // amount, whose checks the page now runs live.
       const problem = e.target.parentElement && e.target.parentElement.querySelector('.problem');
-      if (problem) problem.hidden = true; // the server's word on the old value
+      if (problem) problem.hidden = true;
+      form.querySelectorAll('input[data-role]').forEach((el) => {
+        const p = el.parentElement.querySelector('.problem');
+        if (p) p.hidden = true;
+      });
       checks();
     });
     form.addEventListener('change', checks);
-    form.addEventListener('submit', (e) => { if (!approve()) e.preventDefault(); });
+    // A click on the button (mouse, or Enter/Space on the focused button);
+    // not the click a browser fires at it for Enter in a text field.
+    const button = document.getElementById('approve');
+    button.addEventListener('click', (e) => { intent = e.detail > 0 || document.activeElement === button; });
+    form.addEventListener('submit', (e) => {
+      const go = intent && !sent && approve();
+      intent = false;
+      if (!go) {
+        e.preventDefault();
+        return;
+      }
+      sent = true;
+    });
     document.addEventListener('keydown', keys);
     document.getElementById('add-row').addEventListener('click', () => firstInput(addRow()).focus());
     const release = document.getElementById('release-form');
