@@ -83,11 +83,23 @@ func (s *Store) ReleaseReview(ctx context.Context, id, actor, detail string, job
 // concurrent approvals exactly one builds and wins, the other waits for
 // the row, then finds nothing held and gets ECONFLICT without writing.
 func (s *Store) ApproveReview(ctx context.Context, id string, build func(d document.Document) (Change, error)) (document.Document, error) {
+	return s.approveReview(ctx, id, nil, build)
+}
+
+// approveReview is ApproveReview with record (nil: none) run in the
+// transaction after the hold ended and before build.
+func (s *Store) approveReview(ctx context.Context, id string, record func(tx *Store) error,
+	build func(d document.Document) (Change, error)) (document.Document, error) {
 	var out document.Document
 	err := s.WithTx(ctx, func(tx *Store) error {
 		d, err := tx.releaseHold(ctx, id)
 		if err != nil {
 			return err
+		}
+		if record != nil {
+			if err := record(tx); err != nil {
+				return err
+			}
 		}
 		c, err := build(d)
 		if err != nil {

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/orderflags"
+	"github.com/docintake/docintake/pkg/podelivery"
 	"github.com/docintake/docintake/pkg/pricing"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
@@ -83,7 +83,7 @@ func (w *worker) checkOrder(ctx context.Context, doc document.Document, v *catal
 	if len(flags) == 0 && len(articles) == 0 {
 		return nil, "", nil
 	}
-	policy, rows, err := w.st.PriceCheck(ctx, doc.ClientID, poBuyer(doc, v, o), articles)
+	policy, rows, err := w.st.PriceCheck(ctx, doc.ClientID, podelivery.Buyer(doc, v, o), articles)
 	if err != nil {
 		return nil, "", fmt.Errorf("price list of client %s: %w", doc.ClientID, err)
 	}
@@ -164,24 +164,4 @@ func (w *worker) holdFlagged(ctx context.Context, log *zap.Logger, doc document.
 	w.metrics.job(outHeld)
 	log.Info("flagged order held for review", zap.Int("flags", len(flags)), zap.Time("until", until))
 	return nil
-}
-
-// duplicateOf reports whether the order is a copy of its PO's latest
-// delivery (duplicates.go), with the decision that says so.
-func (w *worker) duplicateOf(ctx context.Context, doc document.Document, v *catalogue.Version, res *result) (poDecision, bool, error) {
-	id, ok := poIdentity(doc, v, res.order)
-	if !ok {
-		return poDecision{}, false, nil
-	}
-	canonical, err := canonicalJSON(res.order)
-	if err != nil {
-		return poDecision{}, false, fmt.Errorf("canonical order: %w", err)
-	}
-	prev, found, err := w.st.LatestPO(ctx, id)
-	if err != nil {
-		return poDecision{}, false, err
-	}
-	sum := sha256.Sum256(canonical)
-	d := decidePO(doc, id, sum[:], canonical, prev, found)
-	return d, d.kind == poDuplicate, nil
 }

@@ -1,4 +1,4 @@
-package processor
+package podelivery
 
 import (
 	"crypto/sha256"
@@ -31,7 +31,7 @@ func samplePO() *order.Order {
 
 func canonicalSum(t *testing.T, o *order.Order) [32]byte {
 	t.Helper()
-	b, err := canonicalJSON(o)
+	b, err := Canonical(o)
 	require.NoError(t, err)
 	return sha256.Sum256(b)
 }
@@ -77,7 +77,7 @@ func TestCanonicalOrderHash(t *testing.T) {
 
 func canonicalOrder(t *testing.T, o *order.Order) *order.Order {
 	t.Helper()
-	b, err := canonicalJSON(o)
+	b, err := Canonical(o)
 	require.NoError(t, err)
 	var c order.Order
 	require.NoError(t, json.Unmarshal(b, &c))
@@ -86,7 +86,7 @@ func canonicalOrder(t *testing.T, o *order.Order) *order.Order {
 
 func TestDiffOrders(t *testing.T) {
 	prev := canonicalOrder(t, samplePO())
-	require.Empty(t, diffOrders(prev, canonicalOrder(t, samplePO())))
+	require.Empty(t, Diff(prev, canonicalOrder(t, samplePO())))
 
 	o := samplePO()
 	o.Items[1].Quantity = "12.00" // line 2: 20 → 12
@@ -98,7 +98,7 @@ func TestDiffOrders(t *testing.T) {
 		"line 1 unit price 1.5 → 1.6",
 		"line 2 quantity 20 → 12",
 		"line 3 added (S-300 quantity 5 C62)",
-	}, diffOrders(prev, canonicalOrder(t, o)))
+	}, Diff(prev, canonicalOrder(t, o)))
 
 	// Printed positions match lines even when one is dropped in between.
 	withPos := func(o *order.Order) *order.Order {
@@ -112,56 +112,62 @@ func TestDiffOrders(t *testing.T) {
 	o = withPos(samplePO())
 	o.Items = append(o.Items[:1], o.Items[2])
 	o.Items[1].Quantity = "6"
-	require.Equal(t, []string{"line 20 removed (S-200 quantity 20)", "line 30 quantity 5 → 6"}, diffOrders(prev, canonicalOrder(t, o)))
+	require.Equal(t, []string{"line 20 removed (S-200 quantity 20)", "line 30 quantity 5 → 6"}, Diff(prev, canonicalOrder(t, o)))
 }
 
 // The identity's buyer: the upload's party, the template's first party id,
 // the buyer id read, else the template name.
-func TestPOBuyer(t *testing.T) {
+func TestBuyer(t *testing.T) {
 	tmpl := func(ids ...string) *catalogue.Version {
 		return &catalogue.Version{Template: &template.Template{DocIntake: template.DocIntake{PartyIDs: ids}}}
 	}
 	o := samplePO()
-	require.Equal(t, "P-9", poBuyer(document.Document{PartyID: "P-9", Template: "acme"}, tmpl("ACME"), o))
-	require.Equal(t, "ACME-T", poBuyer(document.Document{Template: "acme"}, tmpl("ACME-T", "X"), o))
-	require.Equal(t, "ACME", poBuyer(document.Document{Template: "generic"}, tmpl(), o))
+	require.Equal(t, "P-9", Buyer(document.Document{PartyID: "P-9", Template: "acme"}, tmpl("ACME"), o))
+	require.Equal(t, "ACME-T", Buyer(document.Document{Template: "acme"}, tmpl("ACME-T", "X"), o))
+	require.Equal(t, "ACME", Buyer(document.Document{Template: "generic"}, tmpl(), o))
 	o.Parties = o.Parties[1:]
-	require.Equal(t, "generic", poBuyer(document.Document{Template: "generic"}, tmpl(), o))
+	require.Equal(t, "generic", Buyer(document.Document{Template: "generic"}, tmpl(), o))
 
-	_, ok := poIdentity(document.Document{}, nil, &order.Order{Type: order.TypeOrderResponse, ID: "1"})
+	_, ok, err := Prepare(document.Document{}, nil, &order.Order{Type: order.TypeOrderResponse, ID: "1"})
+	require.NoError(t, err)
 	require.False(t, ok, "order responses are not POs")
+	po, ok, err := Prepare(document.Document{ClientID: "acme", Template: "acme"}, tmpl("ACME"), samplePO())
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, store.POIdentity{ClientID: "acme", Buyer: "ACME", OrderID: "4500012345"}, po.ID)
+	require.Equal(t, canonicalSum(t, samplePO()), [32]byte(po.Sum))
 }
 
-func TestDecidePO(t *testing.T) {
+func TestDecide(t *testing.T) {
 	doc := document.Document{ID: "d2", LogID: "log-2"}
 	id := store.POIdentity{ClientID: "acme", Buyer: "ACME", OrderID: "A-1"}
 	sum := []byte("sum-2")
 	prev := store.PODelivery{POIdentity: id, Revision: 1, ContentSHA256: []byte("sum-1"), DocumentID: "d1", LogID: "log-1",
 		FirstLogID: "log-0", Live: true}
 
-	d := decidePO(doc, id, sum, nil, store.PODelivery{}, false)
-	require.Equal(t, poOriginal, d.kind)
-	require.Nil(t, d.prev)
-	require.Equal(t, "log-2", d.next.FirstLogID)
+	d := Decide(doc, PO{ID: id, Sum: sum}, store.PODelivery{}, false)
+	require.Equal(t, Original, d.Kind)
+	require.Nil(t, d.Prev)
+	require.Equal(t, "log-2", d.Next.FirstLogID)
 
-	d = decidePO(doc, id, sum, nil, prev, true)
-	require.Equal(t, poRevision, d.kind)
-	require.Equal(t, 2, d.next.Revision)
-	require.Equal(t, "log-0", d.next.FirstLogID)
+	d = Decide(doc, PO{ID: id, Sum: sum}, prev, true)
+	require.Equal(t, Revision, d.Kind)
+	require.Equal(t, 2, d.Next.Revision)
+	require.Equal(t, "log-0", d.Next.FirstLogID)
 
-	d = decidePO(doc, id, []byte("sum-1"), nil, prev, true)
-	require.Equal(t, poDuplicate, d.kind)
+	d = Decide(doc, PO{ID: id, Sum: []byte("sum-1")}, prev, true)
+	require.Equal(t, Duplicate, d.Kind)
 
 	expired := prev
 	expired.Live = false
-	d = decidePO(doc, id, []byte("sum-1"), nil, expired, true)
-	require.Equal(t, poOriginal, d.kind, "delivered before the window: a new order")
-	require.Equal(t, 0, d.next.Revision)
-	require.Equal(t, "log-1", d.prev.LogID, "replaces the old delivery by compare-and-set")
+	d = Decide(doc, PO{ID: id, Sum: []byte("sum-1")}, expired, true)
+	require.Equal(t, Original, d.Kind, "delivered before the window: a new order")
+	require.Equal(t, 0, d.Next.Revision)
+	require.Equal(t, "log-1", d.Prev.LogID, "replaces the old delivery by compare-and-set")
 
 	again := prev
 	again.DocumentID = doc.ID
-	d = decidePO(doc, id, sum, nil, again, true)
-	require.Equal(t, poAgain, d.kind, "a reprocessed document is no duplicate of itself")
-	require.Equal(t, 1, d.next.Revision)
+	d = Decide(doc, PO{ID: id, Sum: sum}, again, true)
+	require.Equal(t, Again, d.Kind, "a reprocessed document is no duplicate of itself")
+	require.Equal(t, 1, d.Next.Revision)
 }

@@ -1,4 +1,4 @@
-package processor
+package podelivery
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"github.com/docintake/docintake/pkg/order"
 )
 
-// diffOrders says what a revision changed, for the order desk and the ERP:
+// Diff says what a revision changed, for the order desk and the ERP:
 // header values, then line by line ("line 2 quantity 10 → 12"), on
-// canonical orders (canonicalJSON). Lines are matched by their printed
+// canonical orders (Canonical). Lines are matched by their printed
 // position when every line of both orders has a distinct one, else by
 // their place in the order.
-func diffOrders(prev, cur *order.Order) []string {
+func Diff(prev, cur *order.Order) []string {
 	var out []string
 	field := func(what, a, b string) {
 		if a != b {
