@@ -5,8 +5,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/queue"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/services/ingest"
 	"github.com/google/uuid"
@@ -221,31 +220,9 @@ func TestOpsActions(t *testing.T) {
 	require.Equal(t, document.StateFinishedWithFailure, got.State)
 }
 
-// chromiumPath finds the system Chromium. Without one the browser test
-// skips, except under CI=true where .ci/run installs it.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("INTAKE_TEST_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is missing; CI installs it (apt-get install chromium)")
-	}
-	t.Skip("chromium not installed (Debian: apt-get install chromium); skipping the ops console browser test")
-	return ""
-}
-
 func TestOpsConsoleInChromium(t *testing.T) {
 	t.Parallel()
-	bin := chromiumPath(t)
+	bin := repotest.Chromium(t)
 	b := setupOps(t, opsToken)
 	d := dlqDocument(t, b.st, b.qcfg.SubjectPrefix, "m-browser")
 
