@@ -143,8 +143,7 @@ func browser(t *testing.T, bin string) context.Context {
 }
 
 // reviewInBrowser logs the clerk in, opens the PO from the queue, checks
-// the page images and boxes, corrects order number, date and the first
-// item's quantity, and approves with the keyboard.
+// the page image and a box, then corrects and approves the order.
 func reviewInBrowser(t *testing.T, ctx context.Context, base, logID string) {
 	t.Helper()
 	require.NoError(t, chromedp.Run(ctx,
@@ -172,7 +171,13 @@ func reviewInBrowser(t *testing.T, ctx context.Context, base, logID string) {
 	require.Equal(t, "document_id_missing", reason)
 	require.True(t, loaded, "page 1 drawn (naturalWidth > 0)")
 	require.True(t, highlighted, "clicking the description highlights where it was read")
+	correctAndApprove(t, ctx, logID)
+}
 
+// correctAndApprove types the order number, date and the first item's
+// quantity as the PO prints them and approves with the keyboard.
+func correctAndApprove(t *testing.T, ctx context.Context, logID string) {
+	t.Helper()
 	var blocked bool
 	var url string
 	require.NoError(t, chromedp.Run(ctx,
