@@ -111,6 +111,10 @@ var Transitions = []Transition{
 	// Issue 27: a rejection held for review (not delivered yet) becomes a
 	// success when an operator approves a corrected order.
 	{StateProcessedRejected, StateProcessedSuccess, "an operator approved a corrected order held for review"},
+	// Issue 28: an approved order whose PO was already delivered with the
+	// same content is ignored as its duplicate, as the processor ignores a
+	// copy.
+	{StateProcessedRejected, StateProcessedIgnored, "an operator approved an order held for review that repeats a delivered PO"},
 }
 
 var allowed = func() map[[2]State]bool {

@@ -31,6 +31,9 @@ var designRows = []struct{ from, to []document.State }{
 	{[]document.State{"finished_success", "finished_rejected", "finished_ignored", "finished_with_failure"}, []document.State{"received"}},
 	// Issue 27: an operator approves a corrected order held for review.
 	{[]document.State{"processed_rejected"}, []document.State{"processed_success"}},
+	// Issue 28: the approved order repeats a delivered PO: ignored as its
+	// duplicate.
+	{[]document.State{"processed_rejected"}, []document.State{"processed_ignored"}},
 }
 
 func TestCanTransitionEveryPair(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/objectstore"
-	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
@@ -116,11 +115,15 @@ func ReleaseTimedOut(ctx context.Context, st *store.Store, prefix string, now ti
 // (template.Verify). An order whose arithmetic does not close is refused
 // (EINVALID, code order_does_not_close, every failed check in the message)
 // unless comment confirms the difference; any other rejection is refused
-// whatever the comment. Then the openTRANS and result JSON are written as
-// the processor writes them, and the document moves processed_rejected →
-// processed_success with the success's delivery and an event listing each
-// changed value (old → new), who approved and the comment. Of concurrent
-// approvals exactly one wins; the others get ECONFLICT.
+// whatever the comment. Then the order is delivered as the processor
+// delivers one (review_po.go): compared with its PO's latest delivery, a
+// copy of it moves processed_rejected → processed_ignored as its
+// duplicate, anything else moves to processed_success with the openTRANS
+// (an ORDER, or a revision as the client takes it) and result JSON written
+// as the processor writes them, its delivery, and the PO recorded as
+// delivered; the event lists each changed value (old → new), who approved
+// and the comment. Of concurrent approvals exactly one wins; the others
+// get ECONFLICT.
 func (r Review) Approve(ctx context.Context, d document.Document, corrected resultjson.Order, comment, who string) (document.Document, error) {
 	rd, err := r.Held(ctx, d)
 	if err != nil {
@@ -143,16 +146,7 @@ func (r Review) Approve(ctx context.Context, d document.Document, corrected resu
 	res := rd.Result
 	res.Order = resultjson.OrderOf(o)
 	res.Source = strings.TrimSpace(res.Source + "; corrected in review by " + who)
-	detail := approvalDetail(rd.Result.Order, res.Order, who, comment)
-	return r.Store.ApproveReview(ctx, d.ID, func(d document.Document) (store.Change, error) {
-		c, err := r.putResults(ctx, d, o, res)
-		if err != nil {
-			return c, err
-		}
-		c.From, c.To, c.Actor, c.Detail = document.StateProcessedRejected, document.StateProcessedSuccess, who, detail
-		c.Outbox = []store.OutboxRow{DeliverJob(ctx, r.Prefix, withState(d, document.StateProcessedSuccess), NewDeliveryID())}
-		return c, nil
-	})
+	return r.deliver(ctx, d, v, o, res, approvalDetail(rd.Result.Order, res.Order, who, comment), who) // review_po.go
 }
 
 func withState(d document.Document, s document.State) document.Document { d.State = s; return d }
@@ -190,13 +184,10 @@ func (r Review) verify(ctx context.Context, d document.Document, tpl *template.T
 		out.Reason.WireValue(), out.Detail)
 }
 
-// putResults writes the approved order's openTRANS and result JSON where
-// the processor writes a success's, and returns the change naming them.
-func (r Review) putResults(ctx context.Context, d document.Document, o *order.Order, res resultjson.File) (store.Change, error) {
-	xml, err := opentrans.Marshal(o, opentrans.WriteOptions{GenerationTime: time.Now()})
-	if err != nil {
-		return store.Change{}, document.Errorf(document.EINVALID, "openTRANS of the corrected order: %v", err)
-	}
+// putResults writes the approved order's openTRANS (xml) and result JSON
+// where the processor writes a success's, and returns the change naming
+// them.
+func (r Review) putResults(ctx context.Context, d document.Document, o *order.Order, xml []byte, res resultjson.File) (store.Change, error) {
 	js, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return store.Change{}, fmt.Errorf("encode result: %w", err)
@@ -210,12 +201,19 @@ func (r Review) putResults(ctx context.Context, d document.Document, o *order.Or
 	}
 	xmlURI, jsonURI := r.Objects.URI(xmlKey), r.Objects.URI(jsonKey)
 	clear := document.Reason("")
-	c := store.Change{Reason: &clear, ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI}
-	if !o.IssueDate.IsZero() {
-		t := time.Date(o.IssueDate.Year, o.IssueDate.Month, o.IssueDate.Day, 0, 0, 0, 0, time.UTC)
-		c.DocumentDate = &t
-	}
+	c := store.Change{Reason: &clear, ResultKey: &xmlKey, ResultPath: &xmlURI, ResultJSONKey: &jsonKey, ResultJSONPath: &jsonURI,
+		DocumentDate: documentDate(o)}
 	return c, nil
+}
+
+// documentDate is the order's date as the documents table keeps it (nil:
+// none read).
+func documentDate(o *order.Order) *time.Time {
+	if o.IssueDate.IsZero() {
+		return nil
+	}
+	t := time.Date(o.IssueDate.Year, o.IssueDate.Month, o.IssueDate.Day, 0, 0, 0, 0, time.UTC)
+	return &t
 }
 
 // mapper looks mappings up for Verify, scoped to the document's client.
