@@ -199,6 +199,8 @@ func TestReviewQueueAndPage(t *testing.T) {
 	old := readBody(t, opsRequest(t, "GET", b.url+"/ops/review?age=4h", opsToken, nil))
 	require.Contains(t, old, `id="queue-empty"`, "nothing waits longer than 4 hours")
 
+	doc := readBody(t, opsRequest(t, "GET", b.url+"/ops/documents/"+first.LogID, opsToken, nil))
+	require.Contains(t, doc, `href="/ops/review/`+first.LogID+`" id="review-link"`, "the document page leads to its review")
 	res := opsRequest(t, "GET", b.url+"/ops/review/"+first.LogID, opsToken, nil)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	require.Contains(t, res.Header.Get("Content-Security-Policy"), "script-src 'self'")
@@ -311,6 +313,10 @@ func TestReviewFormsNeedCSRF(t *testing.T) {
 			res = opsRequest(t, "POST", u+"?csrf="+csrf, "", url.Values{"order_id": {"G-4711"}}, "Cookie", cookie)
 			require.Equal(t, http.StatusForbidden, res.StatusCode, "%s with the value in the query string", action)
 		}
+	}
+	for _, action := range []string{"approve", "release", "sample"} {
+		res := opsRequest(t, "POST", b.url+"/ops/review/"+d.LogID+"/"+action, "", form)
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, "%s without a session", action)
 	}
 	require.Equal(t, document.StateProcessedRejected, docState(t, b.st, d.ID), "no refused form acted")
 	_, held, err := b.st.ReviewUntil(t.Context(), d.ID)

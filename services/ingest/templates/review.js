@@ -315,6 +315,9 @@
       if (!window.confirm('Release the rejection? The client is told the document was rejected.')) e.preventDefault();
     });
     checks();
+    // Start where the work is: the first field something failed at.
+    const first = form.querySelector('.field.bad input, td.bad input') || firstInput(form);
+    if (first) first.focus();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
