@@ -88,7 +88,7 @@
     form.querySelectorAll('input.num').forEach((el) => {
       if (el.value.trim() && parse(el.value) === null) {
         mark(el, 'not a number: write it without grouping, with a dot (1234.50)');
-        fails.push(el.getAttribute('aria-label') || el.name + ': not a number');
+        fails.push((el.getAttribute('aria-label') || el.name) + ': not a number');
       }
     });
     const compare = (check, got, how, printed, el, exact) => {
