@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
@@ -26,6 +27,7 @@ import (
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
 	"github.com/docintake/docintake/pkg/queue/queuetest"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
@@ -85,6 +87,7 @@ func readOrder() order.Order {
 type reviewBundle struct {
 	*opsBundle
 	objs objectstore.Store
+	tpl  *template.Template // every document's pinned template
 }
 
 // setupReview serves the console with its review pages (render limits
@@ -114,7 +117,7 @@ func setupReview(t *testing.T, render pdftext.RenderOptions) *reviewBundle {
 		Review: &ingest.ReviewConfig{Review: review, Render: render}}, st, js)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &reviewBundle{opsBundle: &opsBundle{url: hs.URL, st: st, js: js, qcfg: qcfg}, objs: objs}
+	return &reviewBundle{opsBundle: &opsBundle{url: hs.URL, st: st, js: js, qcfg: qcfg}, objs: objs, tpl: tpl}
 }
 
 // hold stores pdf as client's upload and holds it for review as the
@@ -433,4 +436,67 @@ func TestReviewPageRenderingLimits(t *testing.T) {
 	require.LessOrEqual(t, cfg.Width*cfg.Height, 1_000_000)
 	require.Equal(t, http.StatusNotFound, opsRequest(t, "GET", b.url+"/ops/review/"+d.LogID+"/pages/4", opsToken, nil).StatusCode,
 		"a page beyond the limit is not drawn")
+}
+
+// The page re-runs the template's checks as the person types with the
+// processor's rules: a price per 1000, a discount percent and document
+// charges (kept from the reading, not shown) close as read, and after an
+// edit the page names the same failed checks as template.CheckOrder.
+func TestReviewArithmeticInChromium(t *testing.T) {
+	t.Parallel()
+	bin := repotest.Chromium(t)
+	b := setupReview(t, pdftext.RenderOptions{})
+	// 10 × 4250.00 ÷ 1000 = 42.50; 3 × 10.00 × (1 − 25 %) = 22.50;
+	// 42.50 + 22.50 + charges 10.00 = 75.00; 75.00 + 14.25 = 89.25.
+	read := order.Order{Type: order.TypeOrder, ID: "PB-1", Currency: "EUR", Items: []order.Item{
+		{SupplierArticleID: "SCREW-1", Description: "Screws", Quantity: "10", UnitPrice: "4250.00", PriceBasisQuantity: "1000", LineAmount: "42.50"},
+		{SupplierArticleID: "LAMP-2", Description: "Lamps", Quantity: "3", UnitPrice: "10.00", DiscountPercent: "25", LineAmount: "22.50"},
+	}, Totals: order.Totals{NetAmount: "75.00", Charges: "10.00", TaxAmount: "14.25", GrossAmount: "89.25"}}
+	d := b.hold(t, "acme", reviewPDF(), read, document.ReasonVATIDMissing, "no VAT id")
+	fails, _ := b.tpl.CheckOrder(&read)
+	require.Empty(t, fails, "the order as read closes")
+
+	ctx := chromeTab(t, bin)
+	var closes bool
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(b.url+"/ops/login"),
+		chromedp.SendKeys(`#token`, opsToken, chromedp.ByQuery),
+		chromedp.Click(`#login`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#states`, chromedp.ByQuery),
+		chromedp.Navigate(b.url+"/ops/review/"+d.LogID),
+		chromedp.WaitVisible(`#approve-form`, chromedp.ByQuery),
+		chromedp.Evaluate(`!!document.querySelector('#closes')`, &closes),
+	))
+	require.True(t, closes, "the page agrees: the order closes")
+
+	edited := read
+	edited.Items = append([]order.Item(nil), read.Items...)
+	edited.Items[1].LineAmount, edited.Totals.TaxAmount = "30.00", "14.00"
+	fails, _ = b.tpl.CheckOrder(&edited)
+	var want []string
+	for _, f := range fails {
+		want = append(want, f.Check)
+	}
+	require.Equal(t, []string{"line_amount", "net_total", "gross_total"}, want)
+	var got []string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Clear(`#f-i1-line_amount`, chromedp.ByQuery),
+		chromedp.SendKeys(`#f-i1-line_amount`, "30.00", chromedp.ByQuery),
+		chromedp.Clear(`#f-totals-tax_amount`, chromedp.ByQuery),
+		chromedp.SendKeys(`#f-totals-tax_amount`, "14.00", chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#checks li')).map((li) => li.textContent.split(':')[0])`, &got),
+	))
+	require.Equal(t, want, got, "the page fails the checks template.CheckOrder fails")
+}
+
+// chromeTab is a headless Chromium tab for the test, closed after it.
+func chromeTab(t *testing.T, bin string) context.Context {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))
+	tab, cancelTab := chromedp.NewContext(alloc)
+	ctx, cancel := context.WithTimeout(tab, 45*time.Second)
+	t.Cleanup(func() { cancel(); cancelTab(); cancelAlloc() })
+	return ctx
 }
