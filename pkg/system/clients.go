@@ -38,6 +38,9 @@ type ClientSpec struct {
 	// Flags: deliver (default) or review (document.FlagPolicy): what an
 	// order flagged for its price or delivery date gets (docs/orders.md).
 	Flags string `yaml:"flags"`
+	// Revisions: orderchange (default) or order (document.RevisionFormat):
+	// how a revision of a delivered PO is delivered (docs/orders.md).
+	Revisions string `yaml:"revisions"`
 }
 
 // reviewTimeout parses ReviewTimeout ("" is 0, the default).
@@ -91,6 +94,9 @@ func LoadClientsFile(path string) ([]ClientSpec, error) {
 		if _, err := document.ParseFlagPolicy(c.Flags); err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
 		}
+		if _, err := document.ParseRevisionFormat(c.Revisions); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", where, c.ID, err)
+		}
 		if w := c.DuplicateWindowDays; w != nil && *w < 0 {
 			return nil, fmt.Errorf("%s (%s): duplicate_window_days must be 0 or more, not %d", where, c.ID, *w)
 		}
@@ -129,6 +135,9 @@ func ApplyClients(ctx context.Context, st *store.Store, specs []ClientSpec) erro
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
 		if err := st.SetFlagPolicy(ctx, c.ID, document.FlagPolicy(c.Flags)); err != nil {
+			return fmt.Errorf("apply client %s: %w", c.ID, err)
+		}
+		if err := st.SetRevisionFormat(ctx, c.ID, document.RevisionFormat(c.Revisions)); err != nil {
 			return fmt.Errorf("apply client %s: %w", c.ID, err)
 		}
 	}

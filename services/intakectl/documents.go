@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -165,8 +166,42 @@ func printDocument(env Env, d documentJSON) {
 			r = *e.Reason
 		}
 		fmt.Fprintf(env.Stdout, "  %s  %s → %s  %s  %s\n", e.At.UTC().Format(time.RFC3339), from, e.To, e.Actor, r)
-		if e.Detail != "" {
-			fmt.Fprintf(env.Stdout, "      %s\n", oneLine(e.Detail, 500))
+		for i, l := range detailLines(e.Detail) {
+			indent := "      "
+			if i > 0 {
+				indent += "  "
+			}
+			fmt.Fprintf(env.Stdout, "%s%s\n", indent, l)
 		}
 	}
+}
+
+// Long history details are lists joined by "; " (a revision's changes line
+// by line, flags, an approval's changed values): cut at 500 characters,
+// the changes an operator looks for would be lost. So a detail longer than
+// detailWidth is printed clause by clause, each cut at 500, at most
+// maxDetailLines.
+const (
+	detailWidth    = 160
+	maxDetailLines = 200
+)
+
+// detailLines is how an event's detail is printed (none when empty).
+func detailLines(detail string) []string {
+	if detail == "" {
+		return nil
+	}
+	if len(detail) <= detailWidth {
+		return []string{oneLine(detail, detailWidth)}
+	}
+	parts := strings.Split(detail, "; ")
+	var out []string
+	for i, p := range parts {
+		if i == maxDetailLines {
+			out = append(out, fmt.Sprintf("… and %d more", len(parts)-maxDetailLines))
+			break
+		}
+		out = append(out, oneLine(p, 500))
+	}
+	return out
 }

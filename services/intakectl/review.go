@@ -107,8 +107,13 @@ func reviewAction(ctx context.Context, env Env, st *store.Store, action, logID s
 	if err != nil {
 		return fail(env, "--order %s: %v", *f.order, err)
 	}
-	if _, err := r.Approve(ctx, d, corrected, *f.comment, who); err != nil {
+	got, err := r.Approve(ctx, d, corrected, *f.comment, who)
+	if err != nil {
 		return fail(env, "%s: %v", logID, err)
+	}
+	if got.State == document.StateProcessedIgnored {
+		fmt.Fprintf(env.Stdout, "%s: approved; its PO was delivered before with the same content: ignored as its duplicate, not delivered again (intakectl documents show %s)\n", logID, logID)
+		return 0
 	}
 	fmt.Fprintf(env.Stdout, "%s: approved; delivered as success\n", logID)
 	return 0
