@@ -338,8 +338,10 @@ func TestNoAttachments(t *testing.T) {
 	}
 }
 
-// TestUnknownUnit: a Rec. 20 code outside the BMEcat 2005 list is written
-// as C62 with the original in a remark, as for text; H87 (piece) is C62.
+// TestUnknownUnit: a newer Rec. 20/21 code outside the BMEcat 2005 list is
+// written as the 2005 list's code for the same unit (XBX, box → BX), H87
+// (piece) as C62; a code neither list knows is C62 with the original in a
+// remark, as for text (the processor defers such a line before writing).
 func TestUnknownUnit(t *testing.T) {
 	_, src := orderX(t)
 	xml := strings.Replace(string(src), `<ram:RequestedQuantity unitCode="C62">6</ram:RequestedQuantity>`, `<ram:RequestedQuantity unitCode="XBX">6</ram:RequestedQuantity>`, 1)
@@ -352,9 +354,15 @@ func TestUnknownUnit(t *testing.T) {
 	require.NoError(t, err)
 	opentranstest.Validate(t, out)
 	item := x("ORDER", "ORDER_ITEM_LIST", "ORDER_ITEM")
-	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[1]"+x("ORDER_UNIT")))
-	require.Contains(t, string(out), "XBX")
+	require.Equal(t, "BX", embeddedtest.XPath(t, out, item+"[1]"+x("ORDER_UNIT")))
 	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[2]"+x("ORDER_UNIT")))
+
+	d.Order.Items[0].Unit = "Q9Z" // no unit of either list
+	out, err = opentrans.Marshal(d.Order, opentrans.WriteOptions{})
+	require.NoError(t, err)
+	opentranstest.Validate(t, out)
+	require.Equal(t, "C62", embeddedtest.XPath(t, out, item+"[1]"+x("ORDER_UNIT")))
+	require.Contains(t, string(out), "Q9Z")
 }
 
 // TestFlateBombAttachment: an attachment that inflates to 64 MiB from
