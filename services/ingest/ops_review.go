@@ -234,12 +234,16 @@ func (r *reviewer) handleApprove(c echo.Context) error {
 		return r.renderPage(c, d, st)
 	}
 	who := operatorOf(c).actor()
-	_, err = r.review.Approve(ctx, d, corrected, st.comment, who)
+	got, err := r.review.Approve(ctx, d, corrected, st.comment, who)
 	switch document.ErrorKind(err) {
 	case "":
 		r.ops.logger.Info("ops action", zap.String("action", "approved"), zap.String("log_id", d.LogID),
-			zap.String("client_id", d.ClientID), zap.String("operator", who))
-		return c.Redirect(http.StatusSeeOther, "/ops/review/"+url.PathEscape(d.LogID)+"?done=approved")
+			zap.String("client_id", d.ClientID), zap.String("operator", who), zap.Stringer("state", got.State))
+		done := "approved"
+		if got.State == document.StateProcessedIgnored { // a copy of a delivered PO (issue 28)
+			done = "duplicate"
+		}
+		return c.Redirect(http.StatusSeeOther, "/ops/review/"+url.PathEscape(d.LogID)+"?done="+done)
 	case document.ECONFLICT:
 		return r.conflict(c, d)
 	case document.EINVALID:
@@ -320,6 +324,8 @@ func reviewDone(c echo.Context) string {
 	switch c.QueryParam("done") {
 	case "approved":
 		return "Approved: the corrected order is delivered as success."
+	case "duplicate":
+		return "Approved, but its PO was delivered before with the same content: ignored as its duplicate, not delivered again (the history names the delivery)."
 	case "released":
 		return "Released: the rejection is delivered."
 	case "sampled":
