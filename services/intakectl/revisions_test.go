@@ -12,8 +12,6 @@ import (
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,14 +20,7 @@ import (
 // error.
 func TestClientsSetRevisions(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
-	env := map[string]string{"INTAKE_DATABASE_URL": url}
-
+	st, env, _ := acmeDB(t)
 	r := runEnv(t, env, "clients", "show", "acme")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `(?m)^revisions: +orderchange$`, r.stdout, "the default")
@@ -55,18 +46,13 @@ func TestClientsSetRevisions(t *testing.T) {
 // revision whose history lists every change, each on its own line.
 func TestDocumentsShowDuplicateAndRevision(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME", Review: document.ReviewHold}))
-	_, err = st.PushTemplate(t.Context(), store.TemplatePush{Name: "acme", Filename: "acme.yml", Content: []byte(acmeV1), PushedBy: "t"})
+	st, env, write := acmeDB(t)
+	_, err := st.PushTemplate(t.Context(), store.TemplatePush{Name: "acme", Filename: "acme.yml", Content: []byte(acmeV1), PushedBy: "t"})
 	require.NoError(t, err)
 	dataDir := t.TempDir()
 	objs, err := objectstore.NewFS(filepath.Join(dataDir, "objects"))
 	require.NoError(t, err)
-	env := map[string]string{"INTAKE_DATABASE_URL": url, "USER": "carol", "INTAKE_DATA_DIR": dataDir}
+	env["USER"], env["INTAKE_DATA_DIR"] = "carol", dataDir
 	approve := func(d document.Document, edit func(o *resultjson.Order)) result {
 		t.Helper()
 		r := runEnv(t, env, "review", "show", d.LogID, "--json")
@@ -81,9 +67,7 @@ func TestDocumentsShowDuplicateAndRevision(t *testing.T) {
 		}
 		b, err := json.Marshal(show.Order)
 		require.NoError(t, err)
-		file := filepath.Join(t.TempDir(), "order.json")
-		require.NoError(t, os.WriteFile(file, b, 0o600))
-		return runEnv(t, env, "review", "approve", d.LogID, "--order", file)
+		return runEnv(t, env, "review", "approve", d.LogID, "--order", write("order.json", string(b)))
 	}
 
 	first := heldDoc(t, st, objs)
