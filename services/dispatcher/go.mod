@@ -33,7 +33,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/docintake/docintake/pkg/client v0.0.0 // indirect
-	github.com/docintake/docintake/services/mailintake v0.0.0 // indirect
 	github.com/emersion/go-imap/v2 v2.0.0-beta.8 // indirect
 	github.com/emersion/go-message v0.18.2 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
@@ -91,5 +90,3 @@ replace github.com/docintake/docintake/pkg => ../../pkg
 replace github.com/docintake/docintake/services/intakectl => ../intakectl
 
 replace github.com/docintake/docintake/pkg/client => ../../pkg/client
-
-replace github.com/docintake/docintake/services/mailintake => ../mailintake

@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/docintake/docintake/pkg v0.0.0
 	github.com/docintake/docintake/pkg/client v0.0.0
-	github.com/docintake/docintake/services/mailintake v0.0.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats.go v1.55.0
@@ -92,5 +91,3 @@ require (
 replace github.com/docintake/docintake/pkg => ../../pkg
 
 replace github.com/docintake/docintake/pkg/client => ../../pkg/client
-
-replace github.com/docintake/docintake/services/mailintake => ../mailintake

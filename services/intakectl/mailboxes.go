@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/services/mailintake"
 )
 
 // The mailboxes the mail intake reads live in PostgreSQL: INTAKE_MAILBOXES_FILE
@@ -67,14 +67,14 @@ func (s senderFlags) Set(v string) error {
 }
 
 // mailboxFlags declares add's flags and returns the mailbox they fill.
-func mailboxFlags(fs *flag.FlagSet) *mailintake.Mailbox {
-	mb := &mailintake.Mailbox{Senders: senderFlags{}}
+func mailboxFlags(fs *flag.FlagSet) *mailbox.Mailbox {
+	mb := &mailbox.Mailbox{Senders: senderFlags{}}
 	fs.StringVar(&mb.ID, "id", "", "mailbox id ([a-z0-9_.-]{1,64}): names its metrics and rows")
 	fs.StringVar(&mb.Client, "client", "", "the client whose documents its PDFs become")
 	fs.StringVar(&mb.IMAP.Host, "host", "", "IMAP server")
 	fs.IntVar(&mb.IMAP.Port, "port", 0, "IMAP port (default 993 for tls, 143 otherwise)")
 	fs.Func("security", "tls (default), starttls, or none (loopback only)", func(v string) error {
-		mb.IMAP.Security = mailintake.Security(v)
+		mb.IMAP.Security = mailbox.Security(v)
 		return nil
 	})
 	fs.StringVar(&mb.IMAP.Username, "username", "", "IMAP login")
@@ -88,15 +88,15 @@ func mailboxFlags(fs *flag.FlagSet) *mailintake.Mailbox {
 }
 
 // mailboxesFrom reads --file's entries, or the mailbox of the flags.
-func mailboxesFrom(file string, flagged *mailintake.Mailbox) ([]mailintake.Mailbox, error) {
+func mailboxesFrom(file string, flagged *mailbox.Mailbox) ([]mailbox.Mailbox, error) {
 	if file != "" {
-		return mailintake.LoadMailboxes(file)
+		return mailbox.LoadMailboxes(file)
 	}
-	mb, err := mailintake.NormalizeMailbox(*flagged)
+	mb, err := mailbox.NormalizeMailbox(*flagged)
 	if err != nil {
 		return nil, fmt.Errorf("mailbox %q: %w", flagged.ID, err)
 	}
-	return []mailintake.Mailbox{mb}, nil
+	return []mailbox.Mailbox{mb}, nil
 }
 
 func runMailboxesAdd(ctx context.Context, args []string, env Env) int {
@@ -117,7 +117,7 @@ func runMailboxesAdd(ctx context.Context, args []string, env Env) int {
 	}
 	defer st.Pool().Close()
 	for _, mb := range boxes {
-		if err := mailintake.SaveMailbox(ctx, st, mb, store.MailboxFromCLI); err != nil {
+		if err := mailbox.SaveMailbox(ctx, st, mb, store.MailboxFromCLI); err != nil {
 			return fail(env, "%v", err)
 		}
 		fmt.Fprintf(env.Stdout, "mailbox %s (client %s) saved; the intake reads it within a minute. Check the login: intakectl mailboxes test %s\n",
@@ -178,7 +178,7 @@ func runMailboxesList(ctx context.Context, args []string, env Env) int {
 
 func listRow(c store.MailboxConfig) mailboxRow {
 	r := mailboxRow{ID: c.ID, Client: c.ClientID, Source: c.Source, Config: c.Config, UpdatedAt: c.UpdatedAt.UTC().Format("2006-01-02T15:04:05Z")}
-	mb, err := mailintake.DecodeMailbox(c.Config)
+	mb, err := mailbox.DecodeMailbox(c.Config)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -190,7 +190,7 @@ func listRow(c store.MailboxConfig) mailboxRow {
 	return r
 }
 
-func mailboxServer(mb mailintake.Mailbox) string {
+func mailboxServer(mb mailbox.Mailbox) string {
 	if mb.Graph != nil {
 		return "graph"
 	}

@@ -11,24 +11,24 @@ import (
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/config"
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/services/mailintake"
 	"go.uber.org/zap"
 )
 
 // `mailboxes test` and `mailboxes replay` talk to the mail server as the
-// intake does (services/mailintake's own code): the secrets are read from
-// the mailbox's files or variables on this machine, so run them where the
-// intake runs (or where the same files and variables exist).
+// intake does (with pkg/mailbox, the intake's own reading code): the secrets
+// are read from the mailbox's files or variables on this machine, so run
+// them where the intake runs (or where the same files and variables exist).
 
 // storedMailbox reads one mailbox from the table.
-func storedMailbox(ctx context.Context, st *store.Store, id string) (mailintake.Mailbox, error) {
+func storedMailbox(ctx context.Context, st *store.Store, id string) (mailbox.Mailbox, error) {
 	c, err := st.MailboxConfig(ctx, id)
 	if err != nil {
-		return mailintake.Mailbox{}, err
+		return mailbox.Mailbox{}, err
 	}
-	return mailintake.DecodeMailbox(c.Config)
+	return mailbox.DecodeMailbox(c.Config)
 }
 
 func runMailboxesTest(ctx context.Context, args []string, env Env) int {
@@ -45,9 +45,9 @@ func runMailboxesTest(ctx context.Context, args []string, env Env) int {
 		return fail(env, "%v", err)
 	}
 	code := 0
-	var reports []mailintake.CheckReport
+	var reports []mailbox.CheckReport
 	for _, mb := range boxes {
-		rep, err := mailintake.Check(ctx, mb, env.Getenv)
+		rep, err := mailbox.Check(ctx, mb, env.Getenv)
 		if err != nil {
 			// The error names the server and the login, never the secret.
 			fmt.Fprintf(env.Stderr, "intakectl: mailbox %s: %v\n", mb.ID, err)
@@ -70,9 +70,9 @@ func runMailboxesTest(ctx context.Context, args []string, env Env) int {
 	return code
 }
 
-func mailboxesToTest(ctx context.Context, env Env, ids []string, file string) ([]mailintake.Mailbox, error) {
+func mailboxesToTest(ctx context.Context, env Env, ids []string, file string) ([]mailbox.Mailbox, error) {
 	if file != "" {
-		return mailintake.LoadMailboxes(file)
+		return mailbox.LoadMailboxes(file)
 	}
 	st, err := openStore(ctx, env)
 	if err != nil {
@@ -80,10 +80,10 @@ func mailboxesToTest(ctx context.Context, env Env, ids []string, file string) ([
 	}
 	defer st.Pool().Close()
 	mb, err := storedMailbox(ctx, st, ids[0])
-	return []mailintake.Mailbox{mb}, err
+	return []mailbox.Mailbox{mb}, err
 }
 
-func printCheck(env Env, mb mailintake.Mailbox, rep mailintake.CheckReport) {
+func printCheck(env Env, mb mailbox.Mailbox, rep mailbox.CheckReport) {
 	fmt.Fprintf(env.Stdout, "mailbox %s: logged in to %s as %s\n", mb.ID, rep.Server, rep.Username)
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROLE\tFOLDER\tEXISTS\tMAILS\tUNSEEN")
@@ -121,7 +121,7 @@ func runMailboxesReplay(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: intakectl mailboxes replay ID --since YYYY-MM-DD [--until YYYY-MM-DD] [--folder F ...] [--dry-run] [--json]")
 		return 2
 	}
-	opt := mailintake.ReplayOptions{Folders: folders, DryRun: *dry}
+	opt := mailbox.ReplayOptions{Folders: folders, DryRun: *dry}
 	var err error
 	if opt.Since, opt.Until, err = replayDays(*since, *until); err != nil {
 		fmt.Fprintf(env.Stderr, "intakectl mailboxes replay: %v\n", err)
@@ -159,32 +159,32 @@ func replayDays(since, until string) (from, to time.Time, err error) {
 
 // replay connects what intake needs (the store, the object store, the
 // templates' names) and replays mailbox id.
-func replay(ctx context.Context, env Env, id string, opt mailintake.ReplayOptions) (mailintake.ReplayReport, error) {
+func replay(ctx context.Context, env Env, id string, opt mailbox.ReplayOptions) (mailbox.ReplayReport, error) {
 	cfg, err := config.FromEnv(env.Getenv)
 	if err != nil {
-		return mailintake.ReplayReport{}, err
+		return mailbox.ReplayReport{}, err
 	}
 	st, err := openStore(ctx, env)
 	if err != nil {
-		return mailintake.ReplayReport{}, err
+		return mailbox.ReplayReport{}, err
 	}
 	defer st.Pool().Close()
 	mb, err := storedMailbox(ctx, st, id)
 	if err != nil {
-		return mailintake.ReplayReport{}, err
+		return mailbox.ReplayReport{}, err
 	}
 	objs, err := openObjects(cfg)
 	if err != nil {
-		return mailintake.ReplayReport{}, err
+		return mailbox.ReplayReport{}, err
 	}
 	cat, err := catalogue.Open(ctx, st, zap.NewNop(), catalogue.Options{Recheck: -1, NamesOnly: true})
 	if err != nil {
-		return mailintake.ReplayReport{}, err
+		return mailbox.ReplayReport{}, err
 	}
 	defer cat.Close()
 	in := &intake.Service{Store: st, Objects: objs, Templates: cat, SubjectPrefix: cfg.SubjectPrefix}
-	return mailintake.Replay(ctx, mailintake.Deps{Store: st, Intake: in, Logger: zap.NewNop(), Getenv: env.Getenv,
-		Tuning: mailintake.Tuning{MaxPDFBytes: cfg.MaxUploadBytes}}, mb, opt)
+	return mailbox.Replay(ctx, mailbox.Deps{Store: st, Intake: in, Logger: zap.NewNop(), Getenv: env.Getenv,
+		Tuning: mailbox.Tuning{MaxPDFBytes: cfg.MaxUploadBytes}}, mb, opt)
 }
 
 // openObjects opens the object store the services use: S3 (INTAKE_S3_*),
@@ -197,7 +197,7 @@ func openObjects(cfg config.Config) (objectstore.Store, error) {
 	return objectstore.NewFS(filepath.Join(cfg.DataDir, "objects"))
 }
 
-func printReplay(env Env, rep mailintake.ReplayReport, opt mailintake.ReplayOptions) {
+func printReplay(env Env, rep mailbox.ReplayReport, opt mailbox.ReplayOptions) {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FOLDER\tARRIVED\tMESSAGE-ID\tMADE\tRECORDED\tREFUSED\tNOTE")
 	for _, m := range rep.Mails {

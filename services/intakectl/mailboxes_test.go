@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/document"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/docintake/docintake/services/mailintake/mailintaketest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +20,7 @@ import (
 // mailboxEnv is a database with the client acme, a Dovecot with its
 // password in a file, and intakectl's environment for both.
 type mailboxEnv struct {
-	dc     *mailintaketest.Dovecot
+	dc     *mailboxtest.Dovecot
 	pool   *pgxpool.Pool
 	env    map[string]string
 	pwFile string
@@ -28,7 +28,7 @@ type mailboxEnv struct {
 
 func newMailboxEnv(t *testing.T) mailboxEnv {
 	t.Helper()
-	dc := mailintaketest.StartDovecot(t, nil)
+	dc := mailboxtest.StartDovecot(t, nil)
 	url := storetest.SchemaURL(t)
 	pool, err := pgxpool.New(t.Context(), url)
 	require.NoError(t, err)
@@ -110,8 +110,8 @@ func TestMailboxesReplayAndStatus(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.NoError(t, m.dc.Client(t).Create("Processed", nil).Wait())
 	day := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	m.dc.AppendAt(t, "Processed", mailintaketest.Mail("jane@buyer.example", "r@buyer.example", "PO 9",
-		mailintaketest.Part{ContentType: "application/pdf", Filename: "r.pdf", Body: []byte("%PDF-1.4\n% r\n%%EOF\n")}), day)
+	m.dc.AppendAt(t, "Processed", mailboxtest.Mail("jane@buyer.example", "r@buyer.example", "PO 9",
+		mailboxtest.Part{ContentType: "application/pdf", Filename: "r.pdf", Body: []byte("%PDF-1.4\n% r\n%%EOF\n")}), day)
 
 	r = runEnv(t, m.env, "mailboxes", "replay", "orders-acme", "--since", "2026-11-26")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/services/mailintake"
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,7 +21,12 @@ import (
 var day = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 func (e env) deps(t *testing.T) mailintake.Deps {
-	return mailintake.Deps{Mailboxes: []mailintake.Mailbox{e.mb}, Store: e.st, Intake: e.svc, Logger: zaptest.NewLogger(t), Tuning: e.tune}
+	return mailintake.Deps{Mailboxes: []mailbox.Mailbox{e.mb}, Store: e.st, Intake: e.svc, Logger: zaptest.NewLogger(t), Tuning: e.tune}
+}
+
+// readDeps are deps's for pkg/mailbox's operator commands (Replay).
+func (e env) readDeps(t *testing.T) mailbox.Deps {
+	return mailbox.Deps{Store: e.st, Intake: e.svc, Logger: zaptest.NewLogger(t), Tuning: e.tune.Read}
 }
 
 // A day of mail replayed after an outage: a mail the intake processed
@@ -36,7 +42,7 @@ func TestReplayADay(t *testing.T) {
 	passErr, _ := e.pass(t, mailintake.Hooks{})
 	require.NoError(t, passErr)
 	objects := e.svc.Objects
-	e.svc.Objects, e.tune = failingObjects{objects}, mailintake.Tuning{MaxFailures: 1}
+	e.svc.Objects, e.tune = failingObjects{objects}, mailintake.Tuning{Read: mailbox.Tuning{MaxFailures: 1}}
 	e.dc.AppendAt(t, "INBOX", mailBytes("jane@buyer.example", "z@buyer.example", "Z", part{"application/pdf", "z.pdf", pdfBytes("z")}), day)
 	passErr, _ = e.pass(t, mailintake.Hooks{})
 	require.NoError(t, passErr)
@@ -46,17 +52,17 @@ func TestReplayADay(t *testing.T) {
 	e.dc.AppendAt(t, "Not processed", mailBytes("jane@buyer.example", "w@buyer.example", "W"), day)
 	e.dc.AppendAt(t, "Processed", mailBytes("jane@buyer.example", "v@buyer.example", "V", part{"application/pdf", "v.pdf", pdfBytes("v")}), day.AddDate(0, 0, -1))
 
-	d := e.deps(t)
-	rep, err := mailintake.Replay(t.Context(), d, e.mb, mailintake.ReplayOptions{Since: day, DryRun: true})
+	d := e.readDeps(t)
+	rep, err := mailbox.Replay(t.Context(), d, e.mb, mailbox.ReplayOptions{Since: day, DryRun: true})
 	require.NoError(t, err)
 	require.Equal(t, [5]int{2, 1, 0, 1, 0}, [5]int{rep.Created, rep.Existing, rep.Refused, rep.WithoutDocuments, rep.MovedMail})
 	require.Equal(t, []string{"x@buyer.example#1"}, keys(e.documents(t)), "a dry run makes nothing")
 	require.Equal(t, 2, e.dc.count(t, "Not processed"), "a dry run moves nothing")
 
-	rep, err = mailintake.Replay(t.Context(), d, e.mb, mailintake.ReplayOptions{Since: day})
+	rep, err = mailbox.Replay(t.Context(), d, e.mb, mailbox.ReplayOptions{Since: day})
 	require.NoError(t, err)
 	require.Equal(t, [5]int{2, 1, 0, 1, 1}, [5]int{rep.Created, rep.Existing, rep.Refused, rep.WithoutDocuments, rep.MovedMail})
-	byID := map[string]mailintake.ReplayMail{}
+	byID := map[string]mailbox.ReplayMail{}
 	for _, m := range rep.Mails {
 		byID[m.MessageID] = m
 	}
@@ -74,7 +80,7 @@ func TestReplayADay(t *testing.T) {
 	require.Equal(t, 1, e.dc.count(t, "Not processed"))
 	require.Equal(t, 4, e.dc.count(t, "Processed"))
 
-	rep, err = mailintake.Replay(t.Context(), d, e.mb, mailintake.ReplayOptions{Since: day.AddDate(0, 0, -1), Until: day})
+	rep, err = mailbox.Replay(t.Context(), d, e.mb, mailbox.ReplayOptions{Since: day.AddDate(0, 0, -1), Until: day})
 	require.NoError(t, err)
 	require.Equal(t, [3]int{1, 3, 0}, [3]int{rep.Created, rep.Existing, rep.MovedMail}, "only the day before's V is new")
 	require.Len(t, e.documents(t), 4)
@@ -197,7 +203,7 @@ func TestMailboxesFollowTable(t *testing.T) {
 		require.NoError(t, <-done)
 	}()
 
-	require.NoError(t, mailintake.SaveMailbox(ctx, e.st, e.mb, store.MailboxFromCLI))
+	require.NoError(t, mailbox.SaveMailbox(ctx, e.st, e.mb, store.MailboxFromCLI))
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "t@buyer.example", "T", part{"application/pdf", "t.pdf", pdfBytes("t")}))
 	require.Eventually(t, func() bool { return len(e.documents(t)) == 1 }, time.Minute, 20*time.Millisecond,
 		"the mailbox saved while the intake runs is read")
@@ -218,21 +224,21 @@ func TestMailboxesFollowTable(t *testing.T) {
 func TestCheckMailbox(t *testing.T) {
 	e := setup(t)
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "c@buyer.example", "C", part{"application/pdf", "c.pdf", pdfBytes("c")}))
-	rep, err := mailintake.Check(t.Context(), e.mb, os.Getenv)
+	rep, err := mailbox.Check(t.Context(), e.mb, os.Getenv)
 	require.NoError(t, err)
 	require.True(t, rep.OK())
-	require.Equal(t, []mailintake.CheckFolder{
+	require.Equal(t, []mailbox.CheckFolder{
 		{Role: "folder", Name: "INBOX", Exists: true, Messages: 1, Unseen: 1},
 		{Role: "processed_folder", Name: "Processed"},
 		{Role: "error_folder", Name: "Not processed"},
 	}, rep.Folders)
-	rep, err = mailintake.Check(t.Context(), e.mb, os.Getenv)
+	rep, err = mailbox.Check(t.Context(), e.mb, os.Getenv)
 	require.NoError(t, err)
 	require.False(t, rep.Folders[1].Exists, "checking made no folder")
 
 	mb := e.mb
 	mb.Folder = "Orders"
-	rep, err = mailintake.Check(t.Context(), mb, os.Getenv)
+	rep, err = mailbox.Check(t.Context(), mb, os.Getenv)
 	require.NoError(t, err)
 	require.False(t, rep.OK(), "the folder read does not exist")
 
@@ -240,7 +246,7 @@ func TestCheckMailbox(t *testing.T) {
 	require.NoError(t, os.WriteFile(wrong, []byte("not-the-password-42"), 0o600))
 	mb = e.mb
 	mb.IMAP.PasswordFile = wrong
-	_, err = mailintake.Check(t.Context(), mb, os.Getenv)
+	_, err = mailbox.Check(t.Context(), mb, os.Getenv)
 	require.ErrorContains(t, err, "imap login")
 	require.NotContains(t, err.Error(), "not-the-password-42")
 	require.NotContains(t, err.Error(), e.dc.Password)

@@ -3,14 +3,14 @@ package mailintake_test
 import (
 	"testing"
 
-	"github.com/docintake/docintake/services/mailintake/mailintaketest"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// dovecot is a Dovecot IMAP server of one test (mailintaketest: its own
+// dovecot is a Dovecot IMAP server of one test (mailboxtest: its own
 // config, passwd-file user and maildir in a temporary directory, on a free
 // loopback port, stopped when the test ends).
-type dovecot struct{ *mailintaketest.Dovecot }
+type dovecot struct{ *mailboxtest.Dovecot }
 
 // startDovecot starts the server, or skips the test when Dovecot is not
 // installed (fails under CI=true, where deploy/dev/testenv.sh installs it).
@@ -23,7 +23,7 @@ func startDovecot(t *testing.T) *dovecot {
 // server's directory, readable by its processes), e.g. another passdb.
 func startDovecotWith(t *testing.T, extra func(dir string) string) *dovecot {
 	t.Helper()
-	return &dovecot{mailintaketest.StartDovecot(t, extra)}
+	return &dovecot{mailboxtest.StartDovecot(t, extra)}
 }
 
 // client logs in as the test user.

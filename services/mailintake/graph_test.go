@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/mailintake"
 	"github.com/stretchr/testify/require"
@@ -28,8 +29,8 @@ func graphSetup(t *testing.T) (env, *graphFake) {
 	e := intakeEnv(t)
 	secretFile := filepath.Join(t.TempDir(), "graph-secret")
 	require.NoError(t, os.WriteFile(secretFile, []byte(fake.Secret+"\n"), 0o600))
-	mb := mailintake.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
-		Graph: &mailintake.Graph{TenantID: fake.Tenant, ClientID: fake.ClientID, ClientSecretFile: secretFile, User: fake.User,
+	mb := mailbox.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
+		Graph: &mailbox.Graph{TenantID: fake.Tenant, ClientID: fake.ClientID, ClientSecretFile: secretFile, User: fake.User,
 			BaseURL: fake.URL + "/v1.0", TokenURL: fake.URL + "/" + fake.Tenant + "/oauth2/v2.0/token"},
 		Senders: map[string]string{"buyer.example": "CONTOSO", "po@other.example": "OTHER"}}
 	require.NoError(t, mb.Validate())
@@ -200,11 +201,11 @@ func TestGraphCheck(t *testing.T) {
 	e, fake := graphSetup(t)
 	fake.deliver(poMail("AAMk-1=", "m1@buyer.example"))
 	fake.deliver(poMail("AAMk-2=", "m2@buyer.example"))
-	rep, err := mailintake.Check(t.Context(), e.mb, os.Getenv)
+	rep, err := mailbox.Check(t.Context(), e.mb, os.Getenv)
 	require.NoError(t, err)
 	require.True(t, rep.OK())
 	require.Equal(t, fake.URL+"/v1.0", rep.Server)
-	require.Equal(t, []mailintake.CheckFolder{
+	require.Equal(t, []mailbox.CheckFolder{
 		{Role: "folder", Name: "INBOX", Exists: true, Messages: 2, Unseen: 2},
 		{Role: "processed_folder", Name: "Processed"},
 		{Role: "error_folder", Name: "Not processed"},
@@ -212,6 +213,6 @@ func TestGraphCheck(t *testing.T) {
 	require.NotContains(t, strings.Join(fake.Requests(), "\n"), "POST")
 
 	e.mb.Graph.ClientSecretEnv, e.mb.Graph.ClientSecretFile = "NO_SUCH_SECRET_VAR", ""
-	_, err = mailintake.Check(t.Context(), e.mb, func(string) string { return "wrong" })
+	_, err = mailbox.Check(t.Context(), e.mb, func(string) string { return "wrong" })
 	require.ErrorContains(t, err, "invalid_client")
 }

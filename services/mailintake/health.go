@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -82,26 +83,26 @@ func (h *health) forget(id string) {
 // finished, with their arrival.
 type mailboxHealth struct {
 	h           *health
-	mb          Mailbox
+	mb          mailbox.Mailbox
 	log         *zap.Logger
 	uidValidity uint32
 	pending     map[uint32]time.Time
 	failed      int // passes in a row
 }
 
-func (h *health) of(mb Mailbox, log *zap.Logger) *mailboxHealth {
+func (h *health) of(mb mailbox.Mailbox, log *zap.Logger) *mailboxHealth {
 	return &mailboxHealth{h: h, mb: mb, log: log, pending: map[uint32]time.Time{}}
 }
 
 // arrivalSource is a session that can tell when mails arrived (IMAP's
 // INTERNALDATE); for others the time a mail is first listed stands in.
 type arrivalSource interface {
-	arrivals(ctx context.Context, uids []uint32) (map[uint32]time.Time, error)
+	Arrivals(ctx context.Context, uids []uint32) (map[uint32]time.Time, error)
 }
 
-// listed notes the mails a pass is about to read. A nil mailboxHealth (a
-// command's poller) reports nothing.
-func (mh *mailboxHealth) listed(ctx context.Context, s session, uidValidity uint32, uids []uint32) {
+// listed notes the mails a pass is about to read. A nil mailboxHealth
+// reports nothing.
+func (mh *mailboxHealth) listed(ctx context.Context, s mailbox.Session, uidValidity uint32, uids []uint32) {
 	if mh == nil {
 		return
 	}
@@ -128,7 +129,7 @@ func (mh *mailboxHealth) listed(ctx context.Context, s session, uidValidity uint
 	var at map[uint32]time.Time
 	if a, ok := s.(arrivalSource); ok {
 		var err error
-		if at, err = a.arrivals(ctx, fresh); err != nil {
+		if at, err = a.Arrivals(ctx, fresh); err != nil {
 			mh.log.Warn("reading the mails' arrival", zap.Error(err))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/services/mailintake"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func (e env) runUntil(t *testing.T) (<-chan error, func()) {
 	}}
 	done := make(chan error, 1)
 	go func() {
-		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailintake.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
+		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailbox.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
 			Logger: zaptest.NewLogger(t), Registry: prometheus.NewRegistry(), Hooks: hooks, Tuning: e.tune})
 	}()
 	return passes, func() { cancel(); <-done }
@@ -137,9 +138,9 @@ func TestXOAUTH2AgainstDovecot(t *testing.T) {
 	e.dc = startDovecotWith(t, oauth.dovecotConf)
 	secretFile := filepath.Join(t.TempDir(), "client-secret")
 	require.NoError(t, os.WriteFile(secretFile, []byte(oauth.Secret), 0o600))
-	e.mb = mailintake.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
-		IMAP: mailintake.IMAP{Host: "127.0.0.1", Port: e.dc.Port, Security: mailintake.SecurityNone, Username: e.dc.User,
-			Auth: mailintake.AuthXOAUTH2, OAuth2: &mailintake.OAuth2{TokenURL: oauth.URL + "/token", ClientID: oauth.ClientID,
+	e.mb = mailbox.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
+		IMAP: mailbox.IMAP{Host: "127.0.0.1", Port: e.dc.Port, Security: mailbox.SecurityNone, Username: e.dc.User,
+			Auth: mailbox.AuthXOAUTH2, OAuth2: &mailbox.OAuth2{TokenURL: oauth.URL + "/token", ClientID: oauth.ClientID,
 				ClientSecretFile: secretFile, Scope: "https://outlook.office365.com/.default"}},
 		Senders: map[string]string{"buyer.example": "CONTOSO"}}
 	require.NoError(t, e.mb.Validate())
@@ -155,7 +156,7 @@ func TestXOAUTH2AgainstDovecot(t *testing.T) {
 	// rotated file is used at the next login, without a restart.
 	tokenFile := filepath.Join(t.TempDir(), "access-token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte("revoked-token-Q8\n"), 0o600))
-	e.mb.IMAP.OAuth2 = &mailintake.OAuth2{TokenFile: tokenFile}
+	e.mb.IMAP.OAuth2 = &mailbox.OAuth2{TokenFile: tokenFile}
 	require.NoError(t, e.mb.Validate())
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "x2@buyer.example", "PO 2", part{"application/pdf", "b.pdf", pdfBytes("b")}))
 	passErr, _ = e.pass(t, mailintake.Hooks{})

@@ -1,28 +1,17 @@
-// Package mailintake turns the PDFs that buyers mail to a client's orders
-// mailbox into documents, exactly as an upload would: each PDF attachment
-// (also inside a .zip or an attached mail) goes through intake.Service
-// with message_id "<Message-ID>#<n>", the mail's subject, the attachment's
-// file name and the party_id its sender maps to.
-//
-// # Exactly once
-//
-// A poller reads a folder by UID, oldest first. For each mail it submits
-// every PDF (intake commits document and job before it answers), records
-// the outcomes in PostgreSQL (mailbox_mails, mailbox_attachments), and only
-// then moves the mail to the processed folder (or, when a PDF was refused or
-// there is none, to the error folder) and advances the folder's position
-// (UIDVALIDITY + last UID). A crash anywhere before the move reads the mail
-// again: intake answers a repeated (client, message_id) with the document
-// it already made, so the same PDF never becomes two documents. A server
-// that renumbers the folder (a new UIDVALIDITY) is read from the start, by
-// the same idempotency. A replay after an outage is a move of the mails
-// back into the folder.
+// Package mailintake is the mailbox intake service: it polls every
+// configured mailbox and turns the PDFs that buyers mail to it into
+// documents. Reading a mailbox (the IMAP and Graph sources, MIME parsing,
+// the exactly-once handling of one mail) is pkg/mailbox's; this package
+// runs it: a poller per mailbox with its lock, passes, IDLE or polling,
+// backoff, health and metrics, and a supervisor that follows the
+// mailboxes table.
 //
 // # One reader per mailbox
 //
 // Every replica runs a poller per mailbox; the one that holds the
 // mailbox's PostgreSQL advisory lock (on a connection of its own) reads it,
-// the others stand by and try again each interval.
+// the others stand by and try again each interval. Replicas may therefore
+// be added freely.
 package mailintake
 
 import (
@@ -32,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -41,38 +31,36 @@ import (
 // Deps are what the mailbox intake runs on. Store, Intake and Logger are
 // required; no mailboxes is a service with nothing to do.
 type Deps struct {
-	Mailboxes []Mailbox
+	Mailboxes []mailbox.Mailbox
 	// Load, when set, replaces Mailboxes: the mailboxes are reloaded
 	// every PollInterval (StoredMailboxes: the mailboxes table), and
 	// pollers start and stop as they are added and removed.
-	Load     func(context.Context) ([]Mailbox, error)
+	Load     func(context.Context) ([]mailbox.Mailbox, error)
 	Store    *store.Store
 	Intake   *intake.Service
 	Logger   *zap.Logger
 	Registry *prometheus.Registry // nil: metrics register nowhere
-	// Getenv reads imap.password_env; nil is os.Getenv.
+	// Getenv reads the secrets' *_env variables; nil is os.Getenv.
 	Getenv func(string) string
 	Tuning Tuning
 	Hooks  Hooks
 }
 
 // Tuning holds the intake's timings and bounds; zero fields take the
-// defaults of DefaultTuning.
+// defaults of DefaultTuning (Read: mailbox.DefaultTuning's).
 type Tuning struct {
 	PollInterval time.Duration // between passes over a folder, and standby retries
 	MaxBackoff   time.Duration // longest wait after failed passes
-	MaxFailures  int           // reads of a mail that may fail before it goes to the error folder
-	MaxMailBytes int64         // larger mails go to the error folder unread
-	// MaxPDFBytes is the largest PDF accepted (INTAKE_MAX_UPLOAD_BYTES,
-	// as for uploads); 0 keeps Limits.MaxPDFBytes.
-	MaxPDFBytes int64
-	Limits      Limits
+	// Read bounds the reading of each mail (size limits, retries of a
+	// failing mail; MaxPDFBytes is INTAKE_MAX_UPLOAD_BYTES).
+	Read mailbox.Tuning
 }
 
 // DefaultTuning is production's.
-var DefaultTuning = Tuning{PollInterval: time.Minute, MaxBackoff: 10 * time.Minute, MaxFailures: 5,
-	MaxMailBytes: 64 << 20, Limits: DefaultLimits}
+var DefaultTuning = Tuning{PollInterval: time.Minute, MaxBackoff: 10 * time.Minute, Read: mailbox.DefaultTuning}
 
+// withDefaults fills the timings; mailbox.NewReader fills Read's zero
+// fields.
 func (t Tuning) withDefaults() Tuning {
 	d := DefaultTuning
 	if t.PollInterval <= 0 {
@@ -80,18 +68,6 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.MaxBackoff <= 0 {
 		t.MaxBackoff = d.MaxBackoff
-	}
-	if t.MaxFailures <= 0 {
-		t.MaxFailures = d.MaxFailures
-	}
-	if t.MaxMailBytes <= 0 {
-		t.MaxMailBytes = d.MaxMailBytes
-	}
-	if t.Limits == (Limits{}) {
-		t.Limits = d.Limits
-	}
-	if t.MaxPDFBytes > 0 {
-		t.Limits.MaxPDFBytes = t.MaxPDFBytes
 	}
 	return t
 }

@@ -12,11 +12,12 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/mailbox"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/mailintake"
-	"github.com/docintake/docintake/services/mailintake/mailintaketest"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -40,7 +41,7 @@ type env struct {
 	pool *pgxpool.Pool
 	st   *store.Store
 	svc  *intake.Service
-	mb   mailintake.Mailbox
+	mb   mailbox.Mailbox
 	tune mailintake.Tuning
 	log  *zap.Logger // nil: the test's
 }
@@ -51,8 +52,8 @@ func setup(t *testing.T) env {
 	e := intakeEnv(t)
 	pwFile := filepath.Join(t.TempDir(), "imap-password")
 	require.NoError(t, os.WriteFile(pwFile, []byte(dc.Password+"\n"), 0o600))
-	mb := mailintake.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
-		IMAP:    mailintake.IMAP{Host: "127.0.0.1", Port: dc.Port, Security: mailintake.SecurityNone, Username: dc.User, PasswordFile: pwFile},
+	mb := mailbox.Mailbox{ID: "orders-acme", Client: "acme", Folder: "INBOX", ProcessedFolder: "Processed", ErrorFolder: "Not processed",
+		IMAP:    mailbox.IMAP{Host: "127.0.0.1", Port: dc.Port, Security: mailbox.SecurityNone, Username: dc.User, PasswordFile: pwFile},
 		Senders: map[string]string{"buyer.example": "CONTOSO", "po@other.example": "OTHER"}}
 	require.NoError(t, mb.Validate())
 	e.dc, e.mb = dc, mb
@@ -92,7 +93,7 @@ func (e env) pass(t *testing.T, hooks mailintake.Hooks) (passErr, runErr error) 
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailintake.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
+		done <- mailintake.Run(ctx, mailintake.Deps{Mailboxes: []mailbox.Mailbox{e.mb}, Store: e.st, Intake: e.svc,
 			Logger: log, Registry: prometheus.NewRegistry(), Hooks: hooks, Tuning: e.tune})
 	}()
 	passErr = <-passes
@@ -116,11 +117,11 @@ type part struct {
 // mailBytes builds a multipart/mixed mail with a text body and parts,
 // each base64-encoded as mail clients send attachments.
 func mailBytes(from, messageID, subject string, parts ...part) []byte {
-	ps := make([]mailintaketest.Part, len(parts))
+	ps := make([]mailboxtest.Part, len(parts))
 	for i, p := range parts {
-		ps[i] = mailintaketest.Part{ContentType: p.ctype, Filename: p.filename, Body: p.body}
+		ps[i] = mailboxtest.Part{ContentType: p.ctype, Filename: p.filename, Body: p.body}
 	}
-	return mailintaketest.Mail(from, messageID, subject, ps...)
+	return mailboxtest.Mail(from, messageID, subject, ps...)
 }
 
 func zipOf(t *testing.T, files map[string][]byte) []byte {
@@ -253,7 +254,7 @@ func (failingObjects) Put(context.Context, string, io.Reader, int64, string) err
 // the error folder with the last reason.
 func TestTooLargeAndRetriedMails(t *testing.T) {
 	e := setup(t)
-	e.tune = mailintake.Tuning{MaxMailBytes: 4 << 10, MaxFailures: 2}
+	e.tune = mailintake.Tuning{Read: mailbox.Tuning{MaxMailBytes: 4 << 10, MaxFailures: 2}}
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "big@buyer.example", "Big", part{"application/pdf", "big.pdf",
 		append(pdfBytes("big"), bytes.Repeat([]byte("x"), 8<<10)...)}))
 	passErr, _ := e.pass(t, mailintake.Hooks{})

@@ -27,3 +27,12 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	}
 	return m
 }
+
+// Mail, Document and Error count for the mailbox's reader (mailbox.Counter).
+func (m *metrics) Mail(mailboxID, outcome string) { m.mails.WithLabelValues(mailboxID, outcome).Inc() }
+
+func (m *metrics) Document(mailboxID, outcome string) {
+	m.documents.WithLabelValues(mailboxID, outcome).Inc()
+}
+
+func (m *metrics) Error(mailboxID, kind string) { m.errors.WithLabelValues(mailboxID, kind).Inc() }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/mailintake"
 	"github.com/emersion/go-imap/v2"
@@ -84,7 +85,7 @@ func TestMalformedMailsAmongOthers(t *testing.T) {
 	e.dc.appendMail(t, "INBOX", []byte("From: jane@buyer.example\r\nMessage-ID: <bad-2@buyer.example>\r\nSubject: bad\r\n"+
 		"MIME-Version: 1.0\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0x!!!\r\n"))
 	e.dc.appendMail(t, "INBOX", mailBytes("jane@buyer.example", "ok-2@buyer.example", "PO 2", part{"application/pdf", "b.pdf", pdfBytes("b")}))
-	e.tune = mailintake.Tuning{MaxFailures: 3}
+	e.tune = mailintake.Tuning{Read: mailbox.Tuning{MaxFailures: 3}}
 	passErr, _ := e.pass(t, mailintake.Hooks{})
 	require.NoError(t, passErr)
 	require.Equal(t, map[string]string{

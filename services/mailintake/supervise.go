@@ -3,9 +3,12 @@ package mailintake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox"
+	"github.com/docintake/docintake/pkg/store"
 	"go.uber.org/zap"
 )
 
@@ -22,7 +25,7 @@ type supervisor struct {
 }
 
 type running struct {
-	mb     Mailbox
+	mb     mailbox.Mailbox
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -56,7 +59,7 @@ func (s *supervisor) reload(ctx context.Context) {
 			return
 		}
 	}
-	want := make(map[string]Mailbox, len(boxes))
+	want := make(map[string]mailbox.Mailbox, len(boxes))
 	for _, mb := range boxes {
 		want[mb.ID] = mb
 	}
@@ -74,7 +77,7 @@ func (s *supervisor) reload(ctx context.Context) {
 	}
 }
 
-func (s *supervisor) start(ctx context.Context, mb Mailbox) {
+func (s *supervisor) start(ctx context.Context, mb mailbox.Mailbox) {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &running{mb: mb, cancel: cancel, done: make(chan struct{})}
 	p := newPoller(s.d, mb, s.m, s.h)
@@ -108,12 +111,51 @@ func (s *supervisor) stopAll() {
 	}
 }
 
-// newPoller makes mb's poller; h is nil for a command's (no health reports).
-func newPoller(d Deps, mb Mailbox, m *metrics, h *health) *poller {
-	log := d.Logger.With(zap.String("mailbox", mb.ID), zap.String("client", mb.Client))
-	p := &poller{d: d, mb: mb, metrics: m, log: log}
-	if h != nil {
-		p.hl = h.of(mb, log)
+// newPoller makes mb's poller, its reader counting into m.
+func newPoller(d Deps, mb mailbox.Mailbox, m *metrics, h *health) *poller {
+	rd := mailbox.NewReader(mailbox.Deps{Store: d.Store, Intake: d.Intake, Logger: d.Logger, Getenv: d.Getenv,
+		Tuning: d.Tuning.Read, Counter: m, BeforeMove: stopBeforeMove(d.Hooks.BeforeMove)}, mb)
+	log := rd.Logger()
+	return &poller{d: d, mb: mb, metrics: m, log: log, rd: rd, hl: h.of(mb, log)}
+}
+
+// stopBeforeMove makes the test hook's error end Run, as a crash would.
+func stopBeforeMove(hook func(mailboxID string, uid uint32) error) func(string, uint32) error {
+	if hook == nil {
+		return nil
 	}
-	return p
+	return func(id string, uid uint32) error {
+		if err := hook(id, uid); err != nil {
+			return fmt.Errorf("%w: %w", errStop, err)
+		}
+		return nil
+	}
+}
+
+// errBadEntry marks a stored mailbox this release cannot read: the others
+// are still read.
+var errBadEntry = errors.New("unreadable mailbox")
+
+// StoredMailboxes returns a Deps.Load that reads the mailboxes table
+// (mailbox.ApplyMailboxes and `intakectl mailboxes add|remove` write it). A row this
+// release cannot read is reported in the error while the others are still
+// returned, so one bad entry stops only its own mailbox.
+func StoredMailboxes(st *store.Store) func(context.Context) ([]mailbox.Mailbox, error) {
+	return func(ctx context.Context) ([]mailbox.Mailbox, error) {
+		rows, err := st.MailboxConfigs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var boxes []mailbox.Mailbox
+		var errs []error
+		for _, r := range rows {
+			m, err := mailbox.DecodeMailbox(r.Config)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w %s: %w", errBadEntry, r.ID, err))
+				continue
+			}
+			boxes = append(boxes, m)
+		}
+		return boxes, errors.Join(errs...)
+	}
 }

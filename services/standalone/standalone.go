@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/store"
 
 	"github.com/docintake/docintake/pkg/catalogue"
@@ -111,11 +112,11 @@ func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpl
 	if cfg.MailboxesFile != "" {
 		// Applied to the mailboxes table, which the mail intake follows
 		// (and intakectl mailboxes edits).
-		boxes, err := mailintake.LoadMailboxes(cfg.MailboxesFile)
+		boxes, err := mailbox.LoadMailboxes(cfg.MailboxesFile)
 		if err != nil {
 			return err
 		}
-		if err := mailintake.ApplyMailboxes(ctx, a.Store, boxes); err != nil {
+		if err := mailbox.ApplyMailboxes(ctx, a.Store, boxes); err != nil {
 			return err
 		}
 	}
@@ -130,7 +131,7 @@ func runServices(ctx context.Context, cfg config.Config, a system.Adapters, tmpl
 		in := &intake.Service{Store: a.Store, Objects: a.Objects, Templates: tmpls, SubjectPrefix: cfg.SubjectPrefix,
 			Logger: a.Logger}
 		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(a.Store), Store: a.Store, Intake: in,
-			Logger: a.Logger, Registry: a.Registry, Tuning: mailintake.Tuning{MaxPDFBytes: cfg.MaxUploadBytes}})
+			Logger: a.Logger, Registry: a.Registry, Tuning: mailintake.Tuning{Read: mailbox.Tuning{MaxPDFBytes: cfg.MaxUploadBytes}}})
 	})
 	g.Go(func() error {
 		defer stopWork()

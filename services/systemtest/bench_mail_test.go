@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/docintake/docintake/pkg/objectstore/objectstoretest"
 	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/docintake/docintake/services/mailintake/mailintaketest"
 	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"github.com/emersion/go-imap/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -37,7 +37,7 @@ func BenchmarkMailIntake(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("INTAKE_BENCH_MAILS")); err == nil && v > 0 {
 		n = v
 	}
-	dc := mailintaketest.StartDovecot(b, nil)
+	dc := mailboxtest.StartDovecot(b, nil)
 	dbURL := storetest.SchemaURL(b)
 	s3cfg := objectstoretest.S3Config(b)
 	sys := standalonetest.Start(b, map[string]string{
@@ -80,7 +80,7 @@ func BenchmarkMailIntake(b *testing.B) {
 }
 
 // benchMailboxFile writes the mailbox file of the dev client's mailbox on dc.
-func benchMailboxFile(b *testing.B, dc *mailintaketest.Dovecot) string {
+func benchMailboxFile(b *testing.B, dc *mailboxtest.Dovecot) string {
 	dir := b.TempDir()
 	pw := filepath.Join(dir, "imap-password")
 	file := filepath.Join(dir, "mailboxes.yaml")
@@ -129,13 +129,13 @@ func uploadSequentially(b *testing.B, base string, pdf []byte, n int) {
 }
 
 // stageMails puts n mails with pdf into the folder Staging.
-func stageMails(b *testing.B, dc *mailintaketest.Dovecot, pdf []byte, n int) {
+func stageMails(b *testing.B, dc *mailboxtest.Dovecot, pdf []byte, n int) {
 	if err := dc.Client(b).Create("Staging", nil).Wait(); err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
-		raw := mailintaketest.Mail("jane@buyer.example", fmt.Sprintf("bench-mail-%d@buyer.example", i), "PO",
-			mailintaketest.Part{ContentType: "application/pdf", Filename: "order.pdf", Body: pdf})
+		raw := mailboxtest.Mail("jane@buyer.example", fmt.Sprintf("bench-mail-%d@buyer.example", i), "PO",
+			mailboxtest.Part{ContentType: "application/pdf", Filename: "order.pdf", Body: pdf})
 		dc.Append(b, "Staging", raw)
 	}
 }

@@ -13,7 +13,6 @@ require (
 	github.com/docintake/docintake/services/dispatcher v0.0.0
 	github.com/docintake/docintake/services/ingest v0.0.0
 	github.com/docintake/docintake/services/intakectl v0.0.0
-	github.com/docintake/docintake/services/mailintake v0.0.0
 	github.com/docintake/docintake/services/processor v0.0.0
 	github.com/docintake/docintake/services/standalone v0.0.0
 	github.com/emersion/go-imap/v2 v2.0.0-beta.8
@@ -52,6 +51,7 @@ require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/dlclark/regexp2 v1.12.0 // indirect
+	github.com/docintake/docintake/services/mailintake v0.0.0 // indirect
 	github.com/docker/go-connections v0.8.2 // indirect
 	github.com/docker/go-units v0.5.0 // indirect
 	github.com/emersion/go-message v0.18.2 // indirect

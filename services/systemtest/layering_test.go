@@ -21,10 +21,12 @@ const (
 
 // listedPackage is what `go list -json` says of one package.
 type listedPackage struct {
-	ImportPath string
-	Name       string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Name         string
+	Imports      []string
+	TestImports  []string // of its _test.go files in the package
+	XTestImports []string // of its external test package
+	Deps         []string
 }
 
 // goList runs `go list -json args...` in dir (a module of the workspace).
@@ -94,4 +96,54 @@ func TestDispatcherLinksNoDocumentEngines(t *testing.T) {
 			t.Errorf("the dispatcher's command depends on %s (%s)", dep, forbidden[i])
 		}
 	}
+}
+
+// testOnlyServiceImports are the service imports a service's tests may
+// make, by importing module: the dispatcher's tests drive the operator
+// CLI (`intakectl dlq …`) against the dispatcher they start. Any other
+// import of one service by another fails TestServicesImportNoOtherService.
+var testOnlyServiceImports = map[string]string{"services/dispatcher": "services/intakectl"}
+
+// Services never import each other (docs/development.md): what two
+// services share lives under pkg/ (the mailbox reading code that the mail
+// intake and `intakectl mailboxes test|replay` both run is pkg/mailbox).
+// Only standalone, which runs the services in one process, and the tooling
+// modules import services. The services are go.work's modules under
+// services/, so a new service is checked without being listed here.
+func TestServicesImportNoOtherService(t *testing.T) {
+	t.Parallel()
+	root := repotest.Root(t)
+	var services []string
+	for _, m := range workModules(t, root) {
+		if strings.HasPrefix(m, "services/") && m != "services/standalone" && !toolingModules[m] {
+			services = append(services, m)
+		}
+	}
+	require.Contains(t, services, "services/mailintake", "the service modules were not found")
+	for _, m := range services {
+		for _, p := range goList(t, filepath.Join(root, m), "./...") {
+			check := func(imports []string, tests bool) {
+				for _, imp := range imports {
+					other, ok := serviceModuleOf(imp, services)
+					if !ok || other == m || tests && testOnlyServiceImports[m] == other {
+						continue
+					}
+					t.Errorf("%s imports %s, another service's module (%s): move what both need under pkg/", p.ImportPath, imp, other)
+				}
+			}
+			check(p.Imports, false)
+			check(append(p.TestImports, p.XTestImports...), true)
+		}
+	}
+}
+
+// serviceModuleOf returns the service module of services that holds the
+// package path imp.
+func serviceModuleOf(imp string, services []string) (string, bool) {
+	for _, m := range services {
+		if mp := modulePath + "/" + m; imp == mp || strings.HasPrefix(imp, mp+"/") {
+			return m, true
+		}
+	}
+	return "", false
 }

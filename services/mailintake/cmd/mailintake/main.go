@@ -1,5 +1,6 @@
 // Command mailintake runs docintake's mailbox intake as its own process:
-// the mailboxes of INTAKE_MAILBOXES_FILE, polled over IMAP.
+// the mailboxes of the mailboxes table (INTAKE_MAILBOXES_FILE is applied to
+// it at start), read over IMAP or Microsoft Graph.
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/intake"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/system"
 	"github.com/docintake/docintake/services/mailintake"
 )
@@ -37,11 +39,11 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 	// The file is applied to the mailboxes table (as the clients file is to
 	// clients); the pollers follow the table, which intakectl edits too.
 	if f := p.Config.MailboxesFile; f != "" {
-		boxes, err := mailintake.LoadMailboxes(f)
+		boxes, err := mailbox.LoadMailboxes(f)
 		if err != nil {
 			return err
 		}
-		if err := mailintake.ApplyMailboxes(ctx, p.Store, boxes); err != nil {
+		if err := mailbox.ApplyMailboxes(ctx, p.Store, boxes); err != nil {
 			return err
 		}
 	}
@@ -56,6 +58,6 @@ func run(ctx context.Context, _ []string, getenv func(string) string, _ io.Write
 		Logger: p.Logger.Named("intake")}
 	return p.ServeWorker(ctx, func(ctx context.Context) error {
 		return mailintake.Run(ctx, mailintake.Deps{Load: mailintake.StoredMailboxes(p.Store), Store: p.Store, Intake: in,
-			Logger: p.Logger, Registry: p.Registry, Getenv: getenv, Tuning: mailintake.Tuning{MaxPDFBytes: p.Config.MaxUploadBytes}})
+			Logger: p.Logger, Registry: p.Registry, Getenv: getenv, Tuning: mailintake.Tuning{Read: mailbox.Tuning{MaxPDFBytes: p.Config.MaxUploadBytes}}})
 	})
 }

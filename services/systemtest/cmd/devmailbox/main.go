@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docintake/docintake/services/mailintake/mailintaketest"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 )
 
 func main() {
@@ -71,10 +71,10 @@ mailboxes:
 `
 
 func serve(dir string, port int) error {
-	if !mailintaketest.Installed() {
+	if !mailboxtest.Installed() {
 		return fmt.Errorf("dovecot is not installed: apt-get install dovecot-imapd")
 	}
-	srv, err := mailintaketest.Start(mailintaketest.Options{Dir: filepath.Join(dir, "dovecot"), Port: port})
+	srv, err := mailboxtest.Start(mailboxtest.Options{Dir: filepath.Join(dir, "dovecot"), Port: port})
 	if err != nil {
 		return err
 	}
@@ -122,17 +122,17 @@ func send(dir, from, subject string, files []string) error {
 	if err != nil {
 		return err
 	}
-	var parts []mailintaketest.Part
+	var parts []mailboxtest.Part
 	for _, f := range files {
 		body, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		parts = append(parts, mailintaketest.Part{ContentType: "application/pdf", Filename: filepath.Base(f), Body: body})
+		parts = append(parts, mailboxtest.Part{ContentType: "application/pdf", Filename: filepath.Base(f), Body: body})
 	}
 	id := fmt.Sprintf("dev-%d@%s", time.Now().UnixNano(), from[strings.LastIndexByte(from, '@')+1:])
-	srv := &mailintaketest.Dovecot{Port: port, User: "orders", Password: strings.TrimSpace(string(pw))}
-	if err := srv.Deliver("INBOX", mailintaketest.Mail(from, id, subject, parts...)); err != nil {
+	srv := &mailboxtest.Dovecot{Port: port, User: "orders", Password: strings.TrimSpace(string(pw))}
+	if err := srv.Deliver("INBOX", mailboxtest.Mail(from, id, subject, parts...)); err != nil {
 		return err
 	}
 	fmt.Printf("mailed %d PDF(s) from %s to the dev mailbox: Message-ID <%s>\n", len(parts), from, id)
