@@ -3,12 +3,14 @@ package systemtest_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -64,8 +66,8 @@ func TestKustomizeBase(t *testing.T) {
 	deployments := map[string]*appsv1.Deployment{}
 	services := map[string]*corev1.Service{}
 	pdbs := map[string]*policyv1.PodDisruptionBudget{}
-	var cm *corev1.ConfigMap
-	var secret *corev1.Secret
+	cms := map[string]*corev1.ConfigMap{}
+	secrets := map[string]*corev1.Secret{}
 	for _, o := range typed {
 		switch o := o.(type) {
 		case *appsv1.Deployment:
@@ -75,13 +77,14 @@ func TestKustomizeBase(t *testing.T) {
 		case *policyv1.PodDisruptionBudget:
 			pdbs[o.Name] = o
 		case *corev1.ConfigMap:
-			cm = o
+			cms[o.Name] = o
 		case *corev1.Secret:
-			secret = o
+			secrets[o.Name] = o
 		default:
 			t.Fatalf("unexpected object %T", o)
 		}
 	}
+	cm, secret := cms["docintake-config"], secrets["docintake-secrets"]
 	require.NotNil(t, cm, "ConfigMap docintake-config")
 	require.NotNil(t, secret, "Secret docintake-secrets")
 
@@ -109,8 +112,9 @@ func TestKustomizeBase(t *testing.T) {
 	require.NotEmpty(t, cfg.OpsToken)
 	require.Equal(t, 3, cfg.StreamReplicas, "production streams are R3")
 
-	ports := map[string]string{"ingest": cfg.HTTPAddr, "processor": cfg.MetricsAddr, "dispatcher": cfg.MetricsAddr}
-	for _, name := range []string{"ingest", "processor", "dispatcher"} {
+	ports := map[string]string{"ingest": cfg.HTTPAddr, "processor": cfg.MetricsAddr, "dispatcher": cfg.MetricsAddr,
+		"mailintake": cfg.MetricsAddr}
+	for _, name := range []string{"ingest", "processor", "dispatcher", "mailintake"} {
 		d := deployments[name]
 		require.NotNil(t, d, "Deployment %s", name)
 		spec := d.Spec.Template.Spec
@@ -175,6 +179,7 @@ func TestKustomizeBase(t *testing.T) {
 	for _, name := range []string{"processor", "dispatcher"} {
 		require.Nil(t, deployments[name].Spec.Replicas, "%s: KEDA's HPA owns replicas; a fixed count would fight it", name)
 	}
+	checkMailintake(t, deployments["mailintake"], cms, secrets, known)
 
 	// KEDA: one ScaledObject per worker, on its own JetStream consumer.
 	scaled := map[string]*unstructured.Unstructured{}
@@ -241,4 +246,54 @@ func TestKustomizeBuildIsDeterministic(t *testing.T) {
 	a, b := build(), build()
 	require.True(t, bytes.Equal(a, b))
 	require.NotContains(t, string(a), "image: docintake\n", "every image is rewritten to the pinned one")
+}
+
+// checkMailintake checks the mail intake's Deployment beyond what every
+// service has (probes and metrics on INTAKE_METRICS_ADDR): a fixed replica
+// count (no KEDA: it has no queue), INTAKE_MAILBOXES_FILE naming a file of a
+// mounted ConfigMap that loads as a mailboxes file, and the mailboxes'
+// secrets as read-only files of a Secret (never environment variables of
+// the ConfigMap).
+func checkMailintake(t *testing.T, d *appsv1.Deployment, cms map[string]*corev1.ConfigMap,
+	secrets map[string]*corev1.Secret, known map[string]bool) {
+	t.Helper()
+	require.NotNil(t, d, "Deployment mailintake")
+	require.NotNil(t, d.Spec.Replicas, "mailintake: a fixed replica count (the advisory lock makes more safe)")
+	require.GreaterOrEqual(t, *d.Spec.Replicas, int32(1))
+	spec := d.Spec.Template.Spec
+	c := spec.Containers[0]
+	var file string
+	for _, e := range c.Env {
+		require.True(t, known[e.Name], "mailintake sets unknown variable %s", e.Name)
+		if e.Name == "INTAKE_MAILBOXES_FILE" {
+			file = e.Value
+		}
+	}
+	require.NotEmpty(t, file, "mailintake: INTAKE_MAILBOXES_FILE")
+	volumes := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = v
+	}
+	var fromConfigMap, fromSecret bool
+	for _, m := range c.VolumeMounts {
+		v := volumes[m.Name]
+		switch {
+		case v.ConfigMap != nil && strings.HasPrefix(file, m.MountPath+"/"):
+			cm := cms[v.ConfigMap.Name]
+			require.NotNil(t, cm, "mailintake mounts ConfigMap %s", v.ConfigMap.Name)
+			data, ok := cm.Data[strings.TrimPrefix(file, m.MountPath+"/")]
+			require.True(t, ok, "ConfigMap %s holds %s", cm.Name, file)
+			p := filepath.Join(t.TempDir(), "mailboxes.yaml")
+			require.NoError(t, os.WriteFile(p, []byte(data), 0o600))
+			_, err := mailbox.LoadMailboxes(p)
+			require.NoError(t, err, "the ConfigMap's mailboxes file loads")
+			fromConfigMap = true
+		case v.Secret != nil:
+			require.Contains(t, secrets, v.Secret.SecretName, "mailintake mounts Secret %s", v.Secret.SecretName)
+			require.True(t, m.ReadOnly, "the mailbox secrets are mounted read-only")
+			fromSecret = true
+		}
+	}
+	require.True(t, fromConfigMap, "INTAKE_MAILBOXES_FILE is a file of a mounted ConfigMap")
+	require.True(t, fromSecret, "the mailboxes' secrets are files of a mounted Secret")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docintake/docintake/pkg/config"
+	"github.com/docintake/docintake/pkg/mailbox"
 	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -54,14 +55,14 @@ func TestComposeFile(t *testing.T) {
 	project, root := loadCompose(t)
 
 	names := project.ServiceNames()
-	for _, want := range []string{"postgres", "nats", "s3", "ingest", "processor", "dispatcher", "prometheus", "grafana"} {
+	for _, want := range []string{"postgres", "nats", "s3", "ingest", "processor", "dispatcher", "mailintake", "prometheus", "grafana"} {
 		require.Contains(t, names, want)
 	}
 	known := map[string]bool{}
 	for _, v := range config.Vars {
 		known[v.Name] = true
 	}
-	for _, name := range []string{"ingest", "processor", "dispatcher"} {
+	for _, name := range dockerServices {
 		svc := project.Services[name]
 		env := serviceEnv(svc)
 		for k := range env {
@@ -97,7 +98,7 @@ func TestComposeFile(t *testing.T) {
 
 	// Health checks everywhere compose can run one, and start-up waits on
 	// them.
-	for _, name := range []string{"postgres", "nats", "ingest", "processor", "dispatcher", "prometheus", "grafana"} {
+	for _, name := range append([]string{"postgres", "nats", "prometheus", "grafana"}, dockerServices...) {
 		hc := project.Services[name].HealthCheck
 		require.NotNil(t, hc, "%s has no healthcheck", name)
 		require.NotEmpty(t, hc.Test, name)
@@ -116,6 +117,7 @@ func TestComposeFile(t *testing.T) {
 	require.NotNil(t, proc.Deploy.Replicas)
 	require.Equal(t, 2, *proc.Deploy.Replicas, "two processors share the durable consumer")
 	require.Empty(t, proc.Ports, "replicas cannot share a host port")
+	checkComposeMailintake(t, project)
 
 	// Named volumes keep the state of the stateful services.
 	for name, target := range map[string]string{"postgres": "/var/lib/postgresql/data", "nats": "/data", "s3": "/data",
@@ -128,6 +130,30 @@ func TestComposeFile(t *testing.T) {
 	conf, err := os.ReadFile(filepath.Join(root, "deploy", "nats", "nats.conf"))
 	require.NoError(t, err)
 	require.Contains(t, string(conf), "sync_interval: always", "shipped NATS configs fsync before acking")
+}
+
+// dockerServices are the compose services that run a docintake binary.
+var dockerServices = []string{"ingest", "processor", "dispatcher", "mailintake"}
+
+// checkComposeMailintake: the mail intake applies a mounted mailboxes file
+// that loads, reads its mailboxes' secrets from compose secrets whose files
+// exist, and publishes no host port (it may be scaled out).
+func checkComposeMailintake(t *testing.T, project *types.Project) {
+	t.Helper()
+	svc := project.Services["mailintake"]
+	require.Equal(t, []string{"/usr/local/bin/mailintake"}, []string(svc.Entrypoint))
+	require.Empty(t, svc.Ports, "replicas cannot share a host port")
+	file := serviceEnv(svc)["INTAKE_MAILBOXES_FILE"]
+	require.NotEmpty(t, file, "mailintake: INTAKE_MAILBOXES_FILE")
+	_, err := mailbox.LoadMailboxes(mountSource(t, svc, file))
+	require.NoError(t, err, "the mounted mailboxes file loads")
+	require.NotEmpty(t, svc.Secrets, "the mailboxes' secrets are compose secrets")
+	for _, s := range svc.Secrets {
+		def, ok := project.Secrets[s.Source]
+		require.True(t, ok, "mailintake uses undefined secret %s", s.Source)
+		_, err := os.Stat(def.File)
+		require.NoError(t, err, "secret %s's file", s.Source)
+	}
 }
 
 // mountSource returns the host file mounted at target in svc.
@@ -178,7 +204,8 @@ func TestComposeMonitoring(t *testing.T) {
 			targets[sc.JobName] = d.Names[0] + ":" + strconv.Itoa(d.Port)
 		}
 	}
-	for svc, job := range map[string]string{"ingest": "docintake-ingest", "processor": "docintake-processor", "dispatcher": "docintake-dispatcher"} {
+	for _, svc := range dockerServices {
+		job := "docintake-" + svc
 		env := serviceEnv(project.Services[svc])
 		cfg, err := config.FromEnv(func(k string) string { return env[k] })
 		require.NoError(t, err)
@@ -230,7 +257,7 @@ func TestComposeHealthcheckCommands(t *testing.T) {
 	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
 	require.NoError(t, err)
 
-	for _, name := range []string{"ingest", "processor", "dispatcher"} {
+	for _, name := range dockerServices {
 		test := project.Services[name].HealthCheck.Test
 		require.Equal(t, "CMD", test[0], name)
 		args := slices.Clone(test[1:])
