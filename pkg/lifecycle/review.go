@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -74,14 +73,17 @@ func (r Review) Held(ctx context.Context, d document.Document) (Reading, error) 
 	} else if !held {
 		return rd, document.CodedErrorf(document.ECONFLICT, "not_held_for_review", "document %s is %s and not held for review", d.LogID, d.State)
 	}
-	rc, err := r.Objects.Get(ctx, ReadingKey(d))
+	return r.Reading(ctx, d)
+}
+
+// Reading returns the reading stored for d (held for review, or deferred
+// for a missing mapping), whatever its state now; ENOTFOUND when none was
+// stored.
+func (r Review) Reading(ctx context.Context, d document.Document) (Reading, error) {
+	var rd Reading
+	b, err := r.object(ctx, ReadingKey(d), "what was read of "+d.LogID)
 	if err != nil {
-		return rd, fmt.Errorf("read what was read of %s: %w", d.LogID, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		return rd, fmt.Errorf("read what was read of %s: %w", d.LogID, err)
+		return rd, err
 	}
 	if err := json.Unmarshal(b, &rd); err != nil {
 		return rd, fmt.Errorf("decode what was read of %s: %w", d.LogID, err)

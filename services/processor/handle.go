@@ -165,6 +165,7 @@ func (w *worker) settle(ctx context.Context, log *zap.Logger, doc document.Docum
 		return w.finish(ctx, log, doc, store.Change{To: document.StateProcessedIgnored, Reason: noReason(),
 			Detail: res.outcome.Detail, DocumentDate: res.date()}, outIgnored)
 	case template.OutcomeDeferred:
+		w.keepReading(ctx, log, doc, v, res) // review.go: what the review page maps
 		return w.deferred(ctx, log, doc, pr, dl, res.outcome)
 	}
 	return w.failed(ctx, log, doc, dl, &failure{"template", fmt.Errorf("unknown outcome %q", res.outcome.Status)})

@@ -90,3 +90,20 @@ func (w *worker) sweepReviews(ctx context.Context) (int, error) {
 		return lifecycle.ReleaseTimedOut(ctx, w.st, w.prefix, now, 100)
 	})
 }
+
+// keepReading stores what was read of a document deferred for a missing
+// mapping or unit (lifecycle.ReadingKey, as for a held rejection), so that
+// the console's review page can show the unknown keys at the item rows
+// that print them and a person can map them there. A failure to store it
+// only costs the page those rows (it falls back to the deferral's detail):
+// logged, never a reason to fail the job.
+func (w *worker) keepReading(ctx context.Context, log *zap.Logger, doc document.Document, v *catalogue.Version, res *result) {
+	if res.order == nil {
+		return
+	}
+	rd := lifecycle.Reading{Reason: res.outcome.Reason, Detail: res.outcome.Detail, Canonical: *res.order,
+		Result: resultFile(doc, v, res.order, res.source)}
+	if err := lifecycle.PutReading(ctx, w.objects, doc, rd); err != nil {
+		log.Warn("deferred document: reading not stored for the review page", zap.Error(err))
+	}
+}
