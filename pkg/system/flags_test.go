@@ -1,8 +1,6 @@
 package system_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -16,29 +14,20 @@ import (
 // entry.
 func TestClientsFileFlags(t *testing.T) {
 	t.Parallel()
-	write := func(body string) string {
-		p := filepath.Join(t.TempDir(), "clients.yaml")
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
-	specs, err := system.LoadClientsFile(write("clients:\n  - id: a\n  - id: b\n    flags: review\n  - id: c\n    flags: deliver\n"))
-	require.NoError(t, err)
 	st := storetest.Store(t)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: a\n  - id: b\n    flags: review\n  - id: c\n    flags: deliver\n")
 	for id, want := range map[string]document.FlagPolicy{"a": document.FlagsDeliver, "b": document.FlagsReview, "c": document.FlagsDeliver} {
 		p, err := st.FlagPolicy(t.Context(), id)
 		require.NoError(t, err)
 		require.Equal(t, want, p, id)
 	}
 	// Removed from the file: back to the default.
-	specs, err = system.LoadClientsFile(write("clients:\n  - id: b\n"))
-	require.NoError(t, err)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: b\n")
 	p, err := st.FlagPolicy(t.Context(), "b")
 	require.NoError(t, err)
 	require.Equal(t, document.FlagsDeliver, p)
 
-	_, err = system.LoadClientsFile(write("clients:\n  - id: a\n    flags: hold\n"))
+	_, err = system.LoadClientsFile(writeClientsFile(t, "clients:\n  - id: a\n    flags: hold\n"))
 	require.ErrorContains(t, err, "clients[0] (a)")
 	require.ErrorContains(t, err, `flags must be deliver or review, not "hold"`)
 }

@@ -1,8 +1,6 @@
 package system_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,15 +14,8 @@ import (
 // review_timeout (default 4 h); a bad value names the entry.
 func TestClientsFileReview(t *testing.T) {
 	t.Parallel()
-	write := func(body string) string {
-		p := filepath.Join(t.TempDir(), "clients.yaml")
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
-	specs, err := system.LoadClientsFile(write("clients:\n  - id: a\n  - id: b\n    review: hold\n  - id: c\n    review: hold\n    review_timeout: 30m\n"))
-	require.NoError(t, err)
 	st := storetest.Store(t)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: a\n  - id: b\n    review: hold\n  - id: c\n    review: hold\n    review_timeout: 30m\n")
 	want := map[string]struct {
 		review  document.Review
 		timeout time.Duration
@@ -36,10 +27,10 @@ func TestClientsFileReview(t *testing.T) {
 		require.Equal(t, w.timeout, c.ReviewWait(), id)
 	}
 
-	_, err = system.LoadClientsFile(write("clients:\n  - id: a\n    review: later\n"))
+	_, err := system.LoadClientsFile(writeClientsFile(t, "clients:\n  - id: a\n    review: later\n"))
 	require.ErrorContains(t, err, "clients[0] (a)")
 	require.ErrorContains(t, err, `review must be off or hold, not "later"`)
-	_, err = system.LoadClientsFile(write("clients:\n  - id: a\n    review: hold\n    review_timeout: soon\n"))
+	_, err = system.LoadClientsFile(writeClientsFile(t, "clients:\n  - id: a\n    review: hold\n    review_timeout: soon\n"))
 	require.ErrorContains(t, err, "clients[0] (a)")
 	require.ErrorContains(t, err, `review_timeout "soon"`)
 }

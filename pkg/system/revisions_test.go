@@ -1,8 +1,6 @@
 package system_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/document"
@@ -16,15 +14,8 @@ import (
 // ORDERCHANGE; anything else is refused naming the entry.
 func TestClientsFileRevisions(t *testing.T) {
 	t.Parallel()
-	write := func(body string) string {
-		p := filepath.Join(t.TempDir(), "clients.yaml")
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
-	specs, err := system.LoadClientsFile(write("clients:\n  - id: a\n  - id: b\n    revisions: order\n  - id: c\n    revisions: orderchange\n"))
-	require.NoError(t, err)
 	st := storetest.Store(t)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: a\n  - id: b\n    revisions: order\n  - id: c\n    revisions: orderchange\n")
 	for id, want := range map[string]document.RevisionFormat{"a": document.RevisionsOrderChange, "b": document.RevisionsOrder,
 		"c": document.RevisionsOrderChange} {
 		f, err := st.RevisionFormat(t.Context(), id)
@@ -32,14 +23,12 @@ func TestClientsFileRevisions(t *testing.T) {
 		require.Equal(t, want, f, id)
 	}
 	// Removed from the file: back to the default.
-	specs, err = system.LoadClientsFile(write("clients:\n  - id: b\n"))
-	require.NoError(t, err)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: b\n")
 	f, err := st.RevisionFormat(t.Context(), "b")
 	require.NoError(t, err)
 	require.Equal(t, document.RevisionsOrderChange, f)
 
-	_, err = system.LoadClientsFile(write("clients:\n  - id: a\n    revisions: ORDERCHANGE\n"))
+	_, err = system.LoadClientsFile(writeClientsFile(t, "clients:\n  - id: a\n    revisions: ORDERCHANGE\n"))
 	require.ErrorContains(t, err, "clients[0] (a)")
 	require.ErrorContains(t, err, `revisions must be orderchange or order, not "ORDERCHANGE"`)
 }

@@ -1,8 +1,6 @@
 package system_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/store/storetest"
@@ -15,27 +13,18 @@ import (
 // party_id stays the default; taking it out of the file turns it off.
 func TestClientsFileRouteUnaddressed(t *testing.T) {
 	t.Parallel()
-	write := func(body string) string {
-		p := filepath.Join(t.TempDir(), "clients.yaml")
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
 	st := storetest.Store(t)
-	specs, err := system.LoadClientsFile(write("clients:\n  - id: a\n  - id: b\n    route_unaddressed: true\n"))
-	require.NoError(t, err)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: a\n  - id: b\n    route_unaddressed: true\n")
 	for id, want := range map[string]bool{"a": false, "b": true} {
 		c, err := st.Client(t.Context(), id)
 		require.NoError(t, err)
 		require.Equal(t, want, c.RouteUnaddressed, id)
 	}
-	specs, err = system.LoadClientsFile(write("clients:\n  - id: b\n"))
-	require.NoError(t, err)
-	require.NoError(t, system.ApplyClients(t.Context(), st, specs))
+	applyClientsFile(t, st, "clients:\n  - id: b\n")
 	c, err := st.Client(t.Context(), "b")
 	require.NoError(t, err)
 	require.False(t, c.RouteUnaddressed)
 
-	_, err = system.LoadClientsFile(write("clients:\n  - id: a\n    route_unaddressed: maybe\n"))
-	require.Error(t, err)
+	_, err = system.LoadClientsFile(writeClientsFile(t, "clients:\n  - id: a\n    route_unaddressed: maybe\n"))
+	require.ErrorContains(t, err, "clients file")
 }
