@@ -84,6 +84,9 @@ func (r Review) PushDraft(ctx context.Context, d document.Document, p store.Temp
 	return out, err
 }
 
+// DraftPushedEvent starts the detail of the event PushDraft records.
+const DraftPushedEvent = "drafted template pushed as"
+
 // pushedDetail is the document event of a pushed draft.
 func pushedDetail(p DraftPushed) string {
 	scope := "global"
@@ -94,6 +97,6 @@ func pushedDetail(p DraftPushed) string {
 	for i, res := range p.Results {
 		names[i] = res.Name
 	}
-	return fmt.Sprintf("drafted template pushed as %s v%d (%s): %d samples pass (%s)", p.Name, p.Version, scope,
+	return fmt.Sprintf(DraftPushedEvent+" %s v%d (%s): %d samples pass (%s)", p.Name, p.Version, scope,
 		len(p.Results), strings.Join(names, ", "))
 }

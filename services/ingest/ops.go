@@ -115,6 +115,7 @@ func (s *Server) EnableOps(cfg OpsConfig, st *store.Store, js jetstream.JetStrea
 		tag: derive(cfg.Token, "session")}
 	if cfg.Review != nil {
 		o.review = newReviewer(o, *cfg.Review)
+		o.review.push = s.draftPush()
 	}
 	o.routes(s.echo)
 }
@@ -562,7 +563,7 @@ func parsePages() map[string]*template.Template {
 		"shown": showBidi,
 	}
 	pages := map[string]*template.Template{}
-	for _, p := range []string{"index", "document", "login", "error", "templates", "review", "review_queue"} {
+	for _, p := range []string{"index", "document", "login", "error", "templates", "review", "review_queue", "review_draft"} {
 		pages[p] = template.Must(template.New(p).Funcs(funcs).ParseFS(opsFiles, "templates/layout.html", "templates/"+p+".html"))
 	}
 	return pages

@@ -55,6 +55,7 @@ type reviewer struct {
 	cfg     ReviewConfig
 	review  lifecycle.Review
 	renders chan struct{}
+	push    draftPush // the template API's limits for a drafted template (ops_review_push.go)
 }
 
 func newReviewer(o *ops, cfg ReviewConfig) *reviewer {
@@ -93,6 +94,7 @@ type pageState struct {
 	comment string
 	confirm bool
 	status  int
+	done    string // what an action on the page did (shown as ?done= is)
 }
 
 func (r *reviewer) handlePage(c echo.Context) error {
@@ -119,7 +121,11 @@ func (r *reviewer) renderPage(c echo.Context, d document.Document, st pageState)
 	if err != nil {
 		return r.ops.fail(c, err)
 	}
-	in := viewInput{shown: rd.Result.Order, base: rd.Canonical, reason: rd.Reason, detail: rd.Detail, errs: st.errs, logID: d.LogID}
+	in := viewInput{shown: rd.Result.Order, base: rd.Canonical, reason: rd.Reason, detail: rd.Detail, errs: st.errs, logID: d.LogID,
+		flags: rd.Result.Flags}
+	if st.done != "" {
+		data["Done"] = st.done
+	}
 	if st.form != nil {
 		in.shown, _ = orderFromForm(st.form, rd.Result.Order)
 	}
@@ -133,7 +139,11 @@ func (r *reviewer) renderPage(c echo.Context, d document.Document, st pageState)
 	if in.layout, err = r.layout(ctx, d); err != nil {
 		layoutProblem = r.layoutProblem(d, err)
 	}
-	data["View"] = buildReviewView(in)
+	view := buildReviewView(in)
+	if o, err := in.shown.Canonical(&in.base); err == nil {
+		r.heldMissing(ctx, d, &view, in.tpl, o) // ops_review_map.go
+	}
+	data["View"] = view
 	data["LayoutProblem"] = layoutProblem
 	data["Reason"], data["Detail"], data["Until"] = rd.Reason.WireValue(), rd.Detail, until
 	data["Comment"], data["Confirm"] = st.comment, st.confirm
@@ -176,7 +186,7 @@ func (r *reviewer) renderFinished(c echo.Context, d document.Document, status in
 	if err != nil {
 		return r.ops.fail(c, err)
 	}
-	var last, sampled *document.Event
+	var last, sampled, pushed *document.Event
 	for i, e := range events {
 		switch {
 		case strings.Contains(e.Detail, "in review by"), strings.Contains(e.Detail, "released by an operator"),
@@ -184,10 +194,14 @@ func (r *reviewer) renderFinished(c echo.Context, d document.Document, status in
 			last = &events[i]
 		case strings.HasPrefix(e.Detail, "added as sample"):
 			sampled = &events[i]
+		case strings.HasPrefix(e.Detail, lifecycle.DraftPushedEvent):
+			pushed = &events[i]
 		}
 	}
-	data["Doc"], data["Finished"], data["Ended"], data["Sampled"] = cur, true, last, sampled
+	data["Doc"], data["Finished"], data["Ended"], data["Sampled"], data["Pushed"] = cur, true, last, sampled, pushed
 	data["CanSample"] = last != nil && strings.HasPrefix(last.Detail, "approved in review by")
+	data["CanDraft"] = cur.State.Verdict() == document.VerdictSuccess && cur.ResultJSONKey != ""
+	data["Waiting"] = r.waitingMissing(ctx, cur) // ops_review_map.go
 	data["Next"] = r.next(c, cur.LogID)
 	return r.ops.render(c, status, "review", data)
 }
@@ -330,6 +344,12 @@ func reviewDone(c echo.Context) string {
 		return "Released: the rejection is delivered."
 	case "sampled":
 		return "Added as a sample of the template: the next push of the template is tested against it."
+	case "pushed":
+		return "Pushed the drafted template with its samples, every one passing: the new version is live (the history names it)."
+	case "unchanged":
+		return "The drafted template and its samples are the template's current version already: nothing stored."
+	case "mapped":
+		return "Added to the client's table: the documents that waited for it are processed again now (see the history)."
 	}
 	return ""
 }

@@ -25,7 +25,8 @@ type reviewField struct {
 	Kind    valueKind
 	Role    string // what the page's arithmetic reads it as ("" none)
 	Box     *box   // where it was read, when found on the page images
-	Problem string // what failed at this field
+	Problem string // what failed at this field (an error: red)
+	Warning string // what the order's checks found at it (a flag: yellow)
 }
 
 // ID is the input's element id.

@@ -28,6 +28,9 @@ type reviewView struct {
 	Failures []string
 	Pages    []pageView
 	Notes    []string // what the page images leave out
+	// Missing are the unknown keys printed outside the items (a header
+	// value); those of items are at their rows (ops_review_map.go).
+	Missing []missingView
 }
 
 type partyView struct {
@@ -48,6 +51,11 @@ type itemRow struct {
 	Index                           int
 	Cells                           []reviewField
 	DiscountPercent, DiscountAmount string
+	// Unknown are the keys this row prints first that no mapping or unit
+	// table knows, with their inputs; Also names those mapped at an
+	// earlier row.
+	Unknown []missingView
+	Also    []string
 }
 
 // checksView is the template's checks as the page re-runs them
@@ -78,6 +86,7 @@ type viewInput struct {
 	layout *pdftext.Layout // nil: no page images
 	errs   formErrors      // problems of a posted form
 	logID  string
+	flags  []resultjson.Flag // what the order's checks found (warnings)
 }
 
 func buildReviewView(in viewInput) reviewView {
@@ -96,6 +105,7 @@ func buildReviewView(in viewInput) reviewView {
 	v.Columns, v.Items = itemViews(in.shown.Items, in.base.Items, loc)
 	v.ItemsCount = len(v.Items)
 	v.placeProblems(in)
+	v.placeFlags(in.flags) // ops_review_marks.go
 	v.Pages, v.Notes = pageViews(in.layout, in.logID)
 	v.addBoxes()
 	return v

@@ -115,4 +115,12 @@ func (o *ops) reviewRoutes(g *echo.Group, r *reviewer) {
 	g.POST("/review/:log_id/approve", r.handleApprove, o.auth, approveForm, o.checkCSRF)
 	g.POST("/review/:log_id/release", r.handleRelease, o.auth, o.form, o.checkCSRF)
 	g.POST("/review/:log_id/sample", r.handleSample, o.auth, o.form, o.checkCSRF)
+	// Learning from the review (ops_review_draft.go, ops_review_map.go):
+	// from a held document's page these post its whole corrected order.
+	pushForm := func(next echo.HandlerFunc) echo.HandlerFunc {
+		return o.formUpTo(r.push.lim.MaxBytes+reviewFormMaxBytes, next)
+	}
+	g.POST("/review/:log_id/draft", r.handleDraft, o.auth, approveForm, o.checkCSRF)
+	g.POST("/review/:log_id/draft/push", r.handlePush, o.auth, pushForm, o.checkCSRF)
+	g.POST("/review/:log_id/map", r.handleMap, o.auth, approveForm, o.checkCSRF)
 }

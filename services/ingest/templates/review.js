@@ -57,9 +57,18 @@
   const byRole = (root, role) => root.querySelector('[data-role="' + role + '"]');
   const value = (el) => (el ? el.value.trim() : '');
 
+  // boxOf is the field's box (a header field, or an item's cell): its
+  // input, marks and messages.
+  const boxOf = (el) => el && el.closest('.field, td');
   function liveOf(el) {
-    if (!el) return null;
-    return el.parentElement.querySelector('.live');
+    const box = boxOf(el);
+    return box && box.querySelector('.live');
+  }
+  // quiet hides the server's word on a field's old value (what failed,
+  // what the order's checks flagged): the person changed it.
+  function quiet(el) {
+    const box = boxOf(el);
+    if (box) box.querySelectorAll('.problem, .warning, .mark').forEach((s) => { s.hidden = true; });
   }
   function mark(el, text) {
     const live = liveOf(el);
@@ -202,8 +211,8 @@
     row.dataset.discountPercent = '';
     row.dataset.discountAmount = '';
     row.classList.remove('accepted', 'deleted');
-    row.querySelectorAll('.problem').forEach((s) => s.remove());
-    row.querySelectorAll('td').forEach((td) => td.classList.remove('bad'));
+    row.querySelectorAll('.problem, .warning, .mark').forEach((s) => s.remove());
+    row.querySelectorAll('td').forEach((td) => td.classList.remove('bad', 'warned'));
     row.querySelectorAll('input').forEach((i) => {
       i.name = i.name.replace(/^i\d+\./, 'i' + n + '.');
       if (i.id) i.id = i.id.replace(/^f-i\d+-/, 'f-i' + n + '-');
@@ -261,6 +270,11 @@
     } else if (e.altKey && key === 'r') {
       e.preventDefault();
       document.getElementById('release-form').requestSubmit();
+    } else if (e.altKey && key === 'd') {
+      e.preventDefault();
+      submitBy(document.getElementById('draft'));
+    } else if (learnKeys(e)) {
+      // a mapping's key
     } else if (e.key === 'Enter' && e.target.tagName === 'INPUT' && e.target.type !== 'submit' && form.contains(e.target)) {
       e.preventDefault();
       const row = e.target.closest('tr.item');
@@ -268,11 +282,48 @@
     }
   }
 
+  // submitBy sends the form of button as that button does (its own
+  // action, for the draft and mapping buttons).
+  function submitBy(button) {
+    if (button && button.form) button.form.requestSubmit(button);
+  }
+
+  // learnKeys: Enter in a mapping's field adds that mapping; Alt+M goes to
+  // the first unknown key. It reports whether it took the key.
+  function learnKeys(e) {
+    const n = e.target.dataset ? e.target.dataset.map : undefined;
+    const inMapping = e.target.closest && e.target.closest('.mapping');
+    if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey && inMapping && e.target.tagName === 'INPUT') {
+      e.preventDefault();
+      const add = inMapping.querySelector('button[name=map]');
+      submitBy(add || document.getElementById('map-' + n + '-add'));
+      return true;
+    }
+    if (e.altKey && e.key.toLowerCase() === 'm') {
+      const first = document.querySelector('[data-map]');
+      if (first) {
+        e.preventDefault();
+        first.focus();
+        return true;
+      }
+    }
+    return false;
+  }
+
   function finishedKeys(e) {
     const sample = document.getElementById('sample-form');
-    if (sample && e.altKey && e.key.toLowerCase() === 's') {
+    const key = e.key.toLowerCase();
+    if (sample && e.altKey && key === 's') {
       e.preventDefault();
       sample.requestSubmit();
+    } else if (e.altKey && key === 'd' && document.getElementById('draft-form')) {
+      e.preventDefault();
+      document.getElementById('draft-form').requestSubmit();
+    } else if (e.altKey && key === 'p' && document.getElementById('push-form')) {
+      e.preventDefault();
+      submitBy(document.querySelector('#push-form button[name=scope]'));
+    } else {
+      learnKeys(e);
     }
   }
 
@@ -286,10 +337,11 @@
     form.addEventListener('input', (e) => {
       // The server's word on the old values: on this field, and on every
       // amount, whose checks the page now runs live.
-      const problem = e.target.parentElement && e.target.parentElement.querySelector('.problem');
-      if (problem) problem.hidden = true;
+      if (e.target.dataset.map !== undefined || /^map-/.test(e.target.name)) return; // a mapping's own input
+      quiet(e.target);
       form.querySelectorAll('input[data-role]').forEach((el) => {
-        const p = el.parentElement.querySelector('.problem');
+        const box = boxOf(el);
+        const p = box && box.querySelector('.problem');
         if (p) p.hidden = true;
       });
       checks();
@@ -300,6 +352,12 @@
     const button = document.getElementById('approve');
     button.addEventListener('click', (e) => { intent = e.detail > 0 || document.activeElement === button; });
     form.addEventListener('submit', (e) => {
+      if (e.submitter && e.submitter.hasAttribute('formaction')) {
+        // Draft or map: the values go along as they are, not approved.
+        if (sent) e.preventDefault();
+        sent = true;
+        return;
+      }
       const go = intent && !sent && approve();
       intent = false;
       if (!go) {
