@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -81,7 +80,7 @@ func listName(client, buyer string) string {
 // priceListImport reads path and replaces the list; an invalid file is
 // reported problem by problem, one per line.
 func priceListImport(ctx context.Context, env Env, client, buyer, path string) int {
-	csv, err := readPriceList(path, env.Stdin)
+	csv, err := readPriceList(path, env)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -108,16 +107,12 @@ func priceListImport(ctx context.Context, env Env, client, buyer, path string) i
 }
 
 // readPriceList reads a CSV file ("-": stdin) up to the import limit.
-func readPriceList(path string, stdin io.Reader) ([]byte, error) {
-	r := stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+func readPriceList(path string, env Env) ([]byte, error) {
+	r, done, err := openInput(path, env)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	b, err := io.ReadAll(io.LimitReader(r, pricelist.DefaultMaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

@@ -2,12 +2,10 @@ package intakectl
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -222,24 +220,6 @@ func printUnits(env Env, rows []store.UnitRow, asJSON bool) int {
 	}
 	_ = tw.Flush()
 	return 0
-}
-
-// openCSV reads a CSV file given on the command line ("-" is standard
-// input) with rows of any length and leading spaces trimmed; done closes it.
-func openCSV(path string, env Env) (cr *csv.Reader, done func(), err error) {
-	var r io.Reader = env.Stdin
-	done = func() {}
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		r, done = f, func() { _ = f.Close() }
-	}
-	cr = csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	return cr, done, nil
 }
 
 func forArticle(a string) string {
