@@ -114,7 +114,7 @@ func TestDLQ(t *testing.T) {
 
 func TestMappings(t *testing.T) {
 	t.Parallel()
-	st, env, write := acmeDB(t) // units_test.go
+	st, env, write := acmeDB(t)
 
 	good := write("articles.csv", "key,value\nB-1,S-100\n\"N-2\", S-200\n\n")
 	r := runEnv(t, env, "mappings", "import", "--client", "acme", "--kind", "article", good)

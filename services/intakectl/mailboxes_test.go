@@ -29,10 +29,7 @@ type mailboxEnv struct {
 func newMailboxEnv(t *testing.T) mailboxEnv {
 	t.Helper()
 	dc := mailboxtest.StartDovecot(t, nil)
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	url, pool := schemaPool(t)
 	require.NoError(t, store.New(pool).UpsertClient(t.Context(), document.Client{ID: "acme"}))
 	pw := filepath.Join(t.TempDir(), "imap-password")
 	require.NoError(t, os.WriteFile(pw, []byte(dc.Password+"\n"), 0o600))

@@ -8,8 +8,6 @@ import (
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,11 +16,8 @@ import (
 // rotate replaces the token, set changes the limits, remove deletes.
 func TestOperatorsCommands(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
+	url, pool := schemaPool(t)
 	env := map[string]string{"INTAKE_DATABASE_URL": url}
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
 	st := store.New(pool)
 	for _, id := range []string{"acme", "globex"} {
 		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: id}))
@@ -94,7 +89,7 @@ func TestOperatorsCommands(t *testing.T) {
 // show prints them (defaults: review off, 4h, 90 days).
 func TestClientsSet(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
+	url, pool := schemaPool(t)
 	env := map[string]string{"INTAKE_DATABASE_URL": url}
 	require.Equal(t, 0, runEnv(t, env, "clients", "add", "--id", "acme", "--webhook-url", "https://erp.example/hook").code)
 
@@ -108,9 +103,6 @@ func TestClientsSet(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `(?m)^review:\s+hold$`, r.stdout)
 
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
 	st := store.New(pool)
 	c, err := st.Client(t.Context(), "acme")
 	require.NoError(t, err)

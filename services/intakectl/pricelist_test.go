@@ -1,14 +1,10 @@
 package intakectl_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,15 +15,7 @@ const priceHeader = "article,currency,unit_price,price_basis,unit,valid_from,val
 // by line and column.
 func TestPriceListCommands(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
-	env := map[string]string{"INTAKE_DATABASE_URL": url}
-	require.Equal(t, 0, runEnv(t, env, "clients", "add", "--id", "acme", "--webhook-url", "https://erp.example/hook").code)
-	dir := t.TempDir()
-	file := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
+	_, env, file := acmeDB(t)
 
 	good := file("good.csv", priceHeader+"S-100,EUR,1.50,,C62,,,2\nS-200,EUR,25.00,100,,2026-01-01,2026-12-31,\n")
 	r := runEnv(t, env, "pricelist", "import", "--client", "acme", "--buyer", "ACME", good)
@@ -70,7 +58,7 @@ func TestPriceListCommands(t *testing.T) {
 // it (deliver by default).
 func TestClientsSetFlags(t *testing.T) {
 	t.Parallel()
-	url := storetest.SchemaURL(t)
+	url, pool := schemaPool(t)
 	env := map[string]string{"INTAKE_DATABASE_URL": url}
 	require.Equal(t, 0, runEnv(t, env, "clients", "add", "--id", "acme", "--webhook-url", "https://erp.example/hook").code)
 	r := runEnv(t, env, "clients", "show", "acme")
@@ -80,9 +68,6 @@ func TestClientsSetFlags(t *testing.T) {
 	require.Regexp(t, `(?m)^flags:\s+review$`, r.stdout)
 	require.Equal(t, 2, runEnv(t, env, "clients", "set", "acme", "--flags", "hold").code)
 
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
 	p, err := store.New(pool).FlagPolicy(t.Context(), "acme")
 	require.NoError(t, err)
 	require.Equal(t, document.FlagsReview, p)

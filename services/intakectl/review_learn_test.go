@@ -14,8 +14,6 @@ import (
 	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,10 +29,7 @@ func TestReviewLearnCommands(t *testing.T) {
 	require.NoError(t, err)
 	yml, err := os.ReadFile(filepath.Join(repotest.Root(t), "deploy", "templates", "contoso-po.yml"))
 	require.NoError(t, err)
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	url, pool := schemaPool(t)
 	st := store.New(pool)
 	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME", Review: document.ReviewHold}))
 	broken := bytes.Replace(yml, []byte(`regex: 'PO #\s+(\d+)'`), []byte(`regex: 'PO No\.\s+(\d+)'`), 1)

@@ -2,14 +2,8 @@ package intakectl_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/docintake/docintake/pkg/document"
-	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,23 +71,4 @@ func TestUnitsCommand(t *testing.T) {
 	r = runEnv(t, env, "units", "import", "--client", "acme", "--replace", write("new.csv", "code,unit,factor\nKGM,g,0.001\n"))
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, [][4]string{{"g", "", "KGM", "0.001"}}, table())
-}
-
-// acmeDB is a schema of its own with the client acme, the environment that
-// points intakectl at it, and a writer of files in a temporary directory.
-func acmeDB(t *testing.T) (*store.Store, map[string]string, func(name, body string) string) {
-	t.Helper()
-	url := storetest.SchemaURL(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-	require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: "acme", Name: "ACME"}))
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
-	return st, map[string]string{"INTAKE_DATABASE_URL": url}, write
 }
