@@ -135,6 +135,10 @@ type Document struct {
 
 // Flag is one finding about a document's order. Nothing is corrected: the
 // order carries the printed value, the flag the expected one.
+//
+// The same fields as pkg/resultjson.Flag, written again on purpose: this
+// module depends only on the standard library (doc.go), so it cannot import
+// the pkg module; the OpenAPI Flag schema is the contract both follow.
 type Flag struct {
 	// Kind is price, price_no_entry, delivery_date_before_order or
 	// delivery_date_past.
