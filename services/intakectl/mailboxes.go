@@ -111,19 +111,16 @@ func runMailboxesAdd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	st, err := openStore(ctx, env)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	defer st.Pool().Close()
-	for _, mb := range boxes {
-		if err := mailbox.SaveMailbox(ctx, st, mb, store.MailboxFromCLI); err != nil {
-			return fail(env, "%v", err)
+	return withStore(ctx, env, func(st *store.Store) int {
+		for _, mb := range boxes {
+			if err := mailbox.SaveMailbox(ctx, st, mb, store.MailboxFromCLI); err != nil {
+				return fail(env, "%v", err)
+			}
+			fmt.Fprintf(env.Stdout, "mailbox %s (client %s) saved; the intake reads it within a minute. Check the login: intakectl mailboxes test %s\n",
+				mb.ID, mb.Client, mb.ID)
 		}
-		fmt.Fprintf(env.Stdout, "mailbox %s (client %s) saved; the intake reads it within a minute. Check the login: intakectl mailboxes test %s\n",
-			mb.ID, mb.Client, mb.ID)
-	}
-	return 0
+		return 0
+	})
 }
 
 // mailboxRow is one line of `mailboxes list`.
@@ -147,11 +144,10 @@ func runMailboxesList(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: intakectl mailboxes list [--json]")
 		return 2
 	}
-	st, err := openStore(ctx, env)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	defer st.Pool().Close()
+	return withStore(ctx, env, func(st *store.Store) int { return mailboxesList(ctx, env, st, *asJSON) })
+}
+
+func mailboxesList(ctx context.Context, env Env, st *store.Store, asJSON bool) int {
 	cfgs, err := st.MailboxConfigs(ctx)
 	if err != nil {
 		return fail(env, "%v", err)
@@ -160,7 +156,7 @@ func runMailboxesList(ctx context.Context, args []string, env Env) int {
 	for _, c := range cfgs {
 		rows = append(rows, listRow(c))
 	}
-	if *asJSON {
+	if asJSON {
 		return printJSON(env, rows)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
@@ -202,19 +198,18 @@ func runMailboxesRemove(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "usage: intakectl mailboxes remove ID")
 		return 2
 	}
-	st, err := openStore(ctx, env)
+	return withStore(ctx, env, func(st *store.Store) int { return mailboxesRemove(ctx, env, st, args[0]) })
+}
+
+func mailboxesRemove(ctx context.Context, env Env, st *store.Store, id string) int {
+	c, err := st.MailboxConfig(ctx, id)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	defer st.Pool().Close()
-	c, err := st.MailboxConfig(ctx, args[0])
-	if err != nil {
+	if err := st.DeleteMailboxConfig(ctx, id); err != nil {
 		return fail(env, "%v", err)
 	}
-	if err := st.DeleteMailboxConfig(ctx, args[0]); err != nil {
-		return fail(env, "%v", err)
-	}
-	fmt.Fprintf(env.Stdout, "mailbox %s removed; its pollers stop within a minute (its position and mail records are kept)\n", args[0])
+	fmt.Fprintf(env.Stdout, "mailbox %s removed; its pollers stop within a minute (its position and mail records are kept)\n", id)
 	if c.Source == store.MailboxFromFile {
 		fmt.Fprintln(env.Stdout, "it came from INTAKE_MAILBOXES_FILE: remove it there too, or the next start adds it again")
 	}

@@ -2,7 +2,6 @@ package intakectl
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -202,12 +201,7 @@ func printUnits(env Env, rows []store.UnitRow, asJSON bool) int {
 		for i, r := range rows {
 			out[i] = row{r.Unit, r.Article, r.Code, r.Factor, r.UpdatedAt.UTC()}
 		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fail(env, "%v", err)
-		}
-		return 0
+		return printJSON(env, out)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "UNIT\tARTICLE\tCODE\tFACTOR\tUPDATED")
