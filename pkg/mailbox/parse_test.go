@@ -1,12 +1,11 @@
 package mailbox_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/docintake/docintake/pkg/mailbox"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,16 +67,9 @@ func TestParseMalformed(t *testing.T) {
 // A zip is read within its bounds: entries past MaxZipEntries and bytes past
 // MaxZipBytes are reported, not read.
 func TestParseZipBounds(t *testing.T) {
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, n := range []string{"1.pdf", "2.pdf", "3.pdf"} {
-		w, err := zw.Create(n)
-		require.NoError(t, err)
-		_, err = w.Write([]byte("%PDF-1.4 " + strings.Repeat("x", 100)))
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	raw := append([]byte("Content-Type: application/zip; name=a.zip\r\n\r\n"), b.Bytes()...)
+	pdf := []byte("%PDF-1.4 " + strings.Repeat("x", 100))
+	zipped := mailboxtest.Zip(t, map[string][]byte{"1.pdf": pdf, "2.pdf": pdf, "3.pdf": pdf})
+	raw := append([]byte("Content-Type: application/zip; name=a.zip\r\n\r\n"), zipped...)
 	m, err := mailbox.Parse(raw, mailbox.Limits{MaxDepth: 5, MaxZipEntries: 2, MaxZipBytes: 1 << 20})
 	require.NoError(t, err)
 	require.Equal(t, []string{"1.pdf", "2.pdf"}, names(m.PDFs))

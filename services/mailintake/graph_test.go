@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/docintake/docintake/pkg/mailbox"
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/mailintake"
 	"github.com/stretchr/testify/require"
@@ -58,7 +59,7 @@ func TestGraphMailbox(t *testing.T) {
 	fake.deliver(fakeMessage{ID: "AAMk-2=", Subject: "Fwd: PO 2", InternetMessageID: "<po-2@other.example>", From: "PO|po@other.example",
 		Atts: []fakeAttachment{{ID: "b1", Name: "big.pdf", ContentType: "application/pdf", Data: big},
 			{ID: "b2", Name: "Original PO", Item: true, Data: forwarded},
-			{ID: "b3", Name: "orders.zip", ContentType: "application/zip", Data: zipOf(t, map[string][]byte{"z.pdf": pdfBytes("z")})}}})
+			{ID: "b3", Name: "orders.zip", ContentType: "application/zip", Data: mailboxtest.Zip(t, map[string][]byte{"z.pdf": pdfBytes("z")})}}})
 	fake.deliver(fakeMessage{ID: "AAMk-3=", Subject: "Hello", InternetMessageID: "<nopdf@buyer.example>", From: "Jane|jane@buyer.example",
 		Atts: []fakeAttachment{{ID: "c1", Name: "logo.png", ContentType: "image/png", Data: []byte("\x89PNG")}}})
 	fake.deliver(fakeMessage{ID: "AAMk-4=", Subject: "PO", InternetMessageID: "<stranger@x>", From: "|someone@stranger.example",

@@ -1,7 +1,6 @@
 package mailintake_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -124,19 +123,6 @@ func mailBytes(from, messageID, subject string, parts ...part) []byte {
 	return mailboxtest.Mail(from, messageID, subject, ps...)
 }
 
-func zipOf(t *testing.T, files map[string][]byte) []byte {
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, err = w.Write(data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return b.Bytes()
-}
-
 // A mail with three PDFs (and a spreadsheet) becomes three documents with
 // the mail's Message-ID plus the index, its subject, each attachment's
 // name and the sender domain's party; the mail goes to Processed.
@@ -163,7 +149,7 @@ func TestZipAndForwardedMail(t *testing.T) {
 	e := setup(t)
 	forwarded := mailBytes("po@other.example", "inner@other.example", "Original PO", part{"application/pdf", "inner.pdf", pdfBytes("inner")})
 	e.dc.appendMail(t, "INBOX", mailBytes("po@other.example", "fwd-1@other.example", "Fwd: Original PO",
-		part{"application/zip", "orders.zip", zipOf(t, map[string][]byte{"dir/zipped.pdf": pdfBytes("zipped"), "readme.txt": []byte("hi")})},
+		part{"application/zip", "orders.zip", mailboxtest.Zip(t, map[string][]byte{"dir/zipped.pdf": pdfBytes("zipped"), "readme.txt": []byte("hi")})},
 		part{"message/rfc822", "original.eml", forwarded}))
 	passErr, _ := e.pass(t, mailintake.Hooks{})
 	require.NoError(t, passErr)

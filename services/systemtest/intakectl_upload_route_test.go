@@ -1,8 +1,6 @@
 package systemtest_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docintake/docintake/pkg/mailbox/mailboxtest"
 	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/services/standalone/standalonetest"
 	"github.com/stretchr/testify/require"
@@ -60,20 +59,6 @@ func syntheticPO(t *testing.T, name string) ([]byte, string) {
 	return pdf, truth.OrderID
 }
 
-func zipBytes(t *testing.T, files map[string][]byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, err = w.Write(data)
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return b.Bytes()
-}
-
 // A supplier's folder of two buyers' POs, with a zip of two more, is
 // uploaded in one go without --template or --party-id: each file is routed
 // to its buyer's template by the keywords, read (the order ids printed on
@@ -96,7 +81,7 @@ func TestUploadMixedArchiveRouted(t *testing.T) {
 	dir := fixture(t, map[string][]byte{
 		"alpine-1.pdf":      alpine1,
 		"in/nordwind-1.pdf": nordwind1,
-		"archive.zip":       zipBytes(t, map[string][]byte{"q3/alpine-2.pdf": alpine2, "nordwind-2.PDF": nordwind2, "readme.txt": []byte("x")}),
+		"archive.zip":       mailboxtest.Zip(t, map[string][]byte{"q3/alpine-2.pdf": alpine2, "nordwind-2.PDF": nordwind2, "readme.txt": []byte("x")}),
 	})
 	env := map[string]string{"DOCINTAKE_URL": sys.URL, "DOCINTAKE_TOKEN": standalonetest.DevToken}
 

@@ -1,8 +1,12 @@
 package mailboxtest
 
 import (
+	"archive/zip"
+	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,4 +64,21 @@ func (d *Dovecot) Messages(t testing.TB, folder string) int {
 func (d *Dovecot) AppendAt(t testing.TB, folder string, raw []byte, at time.Time) {
 	t.Helper()
 	require.NoError(t, d.DeliverAt(folder, raw, at))
+}
+
+// Zip is a .zip archive of files (path in the archive → content), its
+// entries in the order of their paths, as a mail attachment or an upload
+// carries one.
+func Zip(t testing.TB, files map[string][]byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, err = w.Write(files[name])
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	return b.Bytes()
 }
