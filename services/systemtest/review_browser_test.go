@@ -3,7 +3,6 @@ package systemtest_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,10 +17,8 @@ import (
 	"github.com/docintake/docintake/pkg/opentrans"
 	"github.com/docintake/docintake/pkg/opentrans/opentranstest"
 	"github.com/docintake/docintake/pkg/repotest"
-	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/services/intakectl"
 	"github.com/docintake/docintake/services/standalone/standalonetest"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,26 +65,7 @@ func brokenContoso(t *testing.T) (broken, fixed []byte) {
 // (review: hold, webhook to hookURL) and a named operator clerk.
 func reviewSystem(t *testing.T, hookURL string, broken []byte) *standalonetest.System {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "contoso-po.yml"), broken, 0o644))
-	clients := filepath.Join(t.TempDir(), "clients.yaml")
-	sum := store.TokenHash(reviewClientTok)
-	require.NoError(t, os.WriteFile(clients, fmt.Appendf(nil, `clients:
-  - id: desk
-    name: order desk
-    token_sha256: ["%x"]
-    webhook_url: %s
-    webhook_token: %s
-    review: hold
-    review_timeout: 1h
-`, sum[:], hookURL, reviewHookToken), 0o644))
-	sys := standalonetest.Start(t, map[string]string{"INTAKE_CLIENTS_FILE": clients, "INTAKE_TEMPLATES_DIR": dir,
-		"INTAKE_PDF_ENGINE": "pdftotext", "INTAKE_OPS_CONSOLE": "true"})
-	pool, err := pgxpool.New(t.Context(), sys.DatabaseURL)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	h := store.TokenHash(reviewClerkToken)
-	require.NoError(t, store.New(pool).AddOperator(t.Context(), store.Operator{Name: "clerk"}, &h))
+	sys, _ := learnSystem(t, hookURL, map[string][]byte{"contoso-po.yml": broken}) // review_learn_browser_test.go
 	return sys
 }
 
