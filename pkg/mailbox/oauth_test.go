@@ -106,7 +106,15 @@ func TestGraphRetryWait(t *testing.T) {
 	require.Equal(t, time.Second, r.wait("", 1))
 	require.Equal(t, 4*time.Second, r.wait("", 3))
 	require.Equal(t, time.Minute, r.wait("soon", 20))
-	d := r.wait(time.Now().Add(30*time.Second).UTC().Format(http.TimeFormat), 1)
-	require.Greater(t, d, 20*time.Second)
-	require.LessOrEqual(t, d, 30*time.Second)
+	// A date: the time left until it, bounded by the clock read around the
+	// call (no allowance for a slow machine needed), and never below 0 or
+	// above the bound.
+	at := time.Now().Add(30 * time.Second).Truncate(time.Second) // an HTTP date has whole seconds
+	before := time.Now()
+	d := r.wait(at.UTC().Format(http.TimeFormat), 1)
+	after := time.Now()
+	require.LessOrEqual(t, d, at.Sub(before))
+	require.GreaterOrEqual(t, d, at.Sub(after))
+	require.Zero(t, r.wait(time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 1), "a date passed")
+	require.Equal(t, time.Minute, r.wait(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), 1))
 }

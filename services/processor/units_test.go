@@ -106,7 +106,10 @@ func TestUnitTableConvertsThroughPipeline(t *testing.T) {
 // once ops add it to the unit table the next retry delivers the order in it.
 func TestUnknownUnitDeferredThenResolved(t *testing.T) {
 	t.Parallel()
-	b := setup(t, map[string]string{"INTAKE_PROCESSOR_RETRY_SCHEDULE": "300ms,300ms,300ms,300ms,300ms,300ms"})
+	// Thirty short retries: the next one picks the new unit up soon after
+	// it is added, and they last long enough (9 s) that the checks made
+	// while the document waits do not race the dlq on a loaded machine.
+	b := setup(t, map[string]string{"INTAKE_PROCESSOR_RETRY_SCHEDULE": strings.TrimSuffix(strings.Repeat("300ms,", 30), ",")})
 	b.start()
 	d := b.upload(unitsPDF("U-2",
 		"B-1      Bolts      2    Bund   15.00     30.00",
