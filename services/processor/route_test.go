@@ -13,6 +13,7 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/jobs"
 	"github.com/docintake/docintake/pkg/objectstore"
+	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ import (
 // layouts and its truth's order id (the corpus's JSON beside it).
 func synthetic(t *testing.T, name string) (pdf []byte, orderID string) {
 	t.Helper()
-	dir := filepath.Join(sharedDir(t), "corpus", "synthetic")
+	dir := repotest.Shared(t, "corpus", "synthetic") // skips without it, fails under CI=true
 	pdf = mustRead(t, filepath.Join(dir, name+".pdf"))
 	var truth struct {
 		OrderID string `json:"order_id"`
