@@ -8,6 +8,7 @@ package mailboxtest
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
@@ -31,6 +32,10 @@ type Dovecot struct {
 	Password string
 	Dir      string
 	cmd      *exec.Cmd
+	// greeting is this server's own login greeting, so that ready never
+	// takes another server that won the port between probe and bind for
+	// this one.
+	greeting string
 }
 
 // Options say where and how to start a server.
@@ -161,7 +166,9 @@ func (d *Dovecot) configure(extra func(string) string) (confPath, logPath string
 		return "", "", err
 	}
 	logPath = filepath.Join(dir, "dovecot.log")
-	conf := fmt.Sprintf(confTemplate, dir, logPath, internal.name, internal.group, login.name, min(mailUser.uid, internal.uid), d.Port)
+	d.greeting = fmt.Sprintf("mailboxtest %x ready.", sha256.Sum256([]byte(dir)))
+	conf := fmt.Sprintf(confTemplate, dir, logPath, internal.name, internal.group, login.name, min(mailUser.uid, internal.uid), d.Port,
+		d.greeting)
 	if extra != nil {
 		conf += extra(dir)
 	}
@@ -202,6 +209,7 @@ userdb {
   args = username_format=%%u %[1]s/passwd
 }
 mail_location = maildir:~/Maildir
+login_greeting = %[8]s
 `
 
 type sysUser struct {
@@ -261,7 +269,11 @@ func (d *Dovecot) ready(logPath string) error {
 			line, rerr := bufio.NewReader(c).ReadString('\n')
 			c.Close()
 			if rerr == nil && strings.HasPrefix(line, "* OK") {
-				return nil
+				if strings.Contains(line, d.greeting) {
+					return nil
+				}
+				// Ours could not bind: Start tries another port.
+				return fmt.Errorf("port %d: another server answers (%q)", d.Port, strings.TrimSpace(line))
 			}
 			err = fmt.Errorf("greeting %q: %v", line, rerr)
 		}
