@@ -93,10 +93,23 @@ func (r *reviewer) heldMissing(ctx context.Context, d document.Document, v *revi
 		}
 		row := &v.Items[m.Lines[0]-1]
 		row.Unknown = append(row.Unknown, m)
-		for _, l := range m.Lines[1:] {
-			if l <= len(v.Items) {
+		for _, l := range m.Lines {
+			if l > len(v.Items) {
+				continue
+			}
+			if l != m.Lines[0] {
 				v.Items[l-1].Also = append(v.Items[l-1].Also, fmt.Sprintf("unknown %s %q: mapped at line %d", m.Kind, m.Key, m.Lines[0]))
 			}
+			warnCell(&v.Items[l-1], m)
+		}
+	}
+}
+
+// warnCell marks the cell of row that prints m's key.
+func warnCell(row *itemRow, m missingView) {
+	for i := range row.Cells {
+		if c := &row.Cells[i]; c.Name == fmt.Sprintf("i%d.%s", row.Index, m.Field) && c.Warning == "" {
+			c.Warning = fmt.Sprintf("unknown %s: not in the client's table yet", m.Kind)
 		}
 	}
 }

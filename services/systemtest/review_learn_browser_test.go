@@ -157,6 +157,7 @@ func TestReviewDraftPushInChromium(t *testing.T) {
 		chromedp.Text(`#draft-field-order_id`, &orderID, chromedp.ByQuery),
 		chromedp.Text(`#push-form button[name=scope]`, &pushLabel, chromedp.ByQuery),
 	), "draft from the corrected values")
+	shot(t, ctx, "review-draft.png")
 	require.True(t, passes, "the draft reads the PO back: %s", results)
 	require.Contains(t, results, "pass review-"+logID+".pdf")
 	require.Contains(t, orderID, "found", "the order number is where the PO prints it")
@@ -272,6 +273,7 @@ func TestReviewMapUnknownArticleInChromium(t *testing.T) {
 		chromedp.Text(`#map-0`, &article, chromedp.ByQuery),
 		chromedp.Text(`#map-1`, &unit, chromedp.ByQuery),
 	), "the deferred PO's page")
+	shot(t, ctx, "review-map.png")
 	require.Contains(t, waiting, "Waiting for 2 mappings")
 	require.Contains(t, article, "unknown article B-100 (buyer article, line 1)")
 	require.Contains(t, article, "line 1: 10 B-100 Bolts M8 10 pcs", "at the row that prints it")
@@ -319,6 +321,18 @@ func TestReviewMapUnknownArticleInChromium(t *testing.T) {
 			t.Fatal("no success webhook within 60 s")
 		}
 	}
+}
+
+// shot saves the page as name in INTAKE_SCREENSHOT_DIR when it is set.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("INTAKE_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	var png []byte
+	require.NoError(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
 }
 
 // eventWith is the document's event whose detail contains s.

@@ -331,6 +331,9 @@
     layBoxes();
     if (!form) {
       document.addEventListener('keydown', finishedKeys);
+      // A document waiting for a mapping: start at the first one.
+      const waiting = document.querySelector('#map-form [data-map]');
+      if (waiting) waiting.focus();
       return;
     }
     form.addEventListener('focusin', (e) => { if (e.target.id) highlight(e.target.id); });
