@@ -22,15 +22,16 @@ import (
 )
 
 // Learning from a review (issue 27; lifecycle/learn*.go): review sample,
-// review draft and review map.
+// review draft, review map and review unit.
 
 const learnUsage = `       intakectl review sample LOG_ID [--as NAME]
        intakectl review draft LOG_ID [--out FILE] [--name N] [--party-id ID] [--order FILE.json] [--force]
-       intakectl review map LOG_ID --kind KIND --key KEY --value VALUE [--as NAME]`
+       intakectl review map LOG_ID --kind KIND --key KEY --value VALUE [--as NAME]
+       intakectl review unit LOG_ID --unit UNIT --code CODE [--factor N] [--article A] [--as NAME]`
 
 // learnCommands are review's subcommands that learn from a document.
 var learnCommands = map[string]func(ctx context.Context, args []string, env Env) int{
-	"sample": reviewSample, "draft": reviewDraft, "map": reviewMap}
+	"sample": reviewSample, "draft": reviewDraft, "map": reviewMap, "unit": reviewUnit} // review_unit.go
 
 // learnFlags parses a learn command's flags and its one LOG_ID argument;
 // as names the operator.
