@@ -267,7 +267,8 @@ func TestReviewMapUnknownArticleInChromium(t *testing.T) {
 	loginClerk(t, ctx, sys.URL)
 	var waiting, article, unit string
 	require.NoError(t, chromedp.Run(ctx,
-		chromedp.Navigate(sys.URL+"/ops/review/"+logID),
+		chromedp.Navigate(sys.URL+"/ops/documents/"+logID),
+		chromedp.Click(`#review-link`, chromedp.ByQuery), // "map what it waits for"
 		chromedp.WaitVisible(`#map-form`, chromedp.ByQuery),
 		chromedp.Text(`#map-form h2`, &waiting, chromedp.ByQuery),
 		chromedp.Text(`#map-0`, &article, chromedp.ByQuery),
