@@ -1,16 +1,23 @@
 package ingest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/docintake/docintake/pkg/catalogue"
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/lifecycle"
+	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/orderflags"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
+	"github.com/docintake/docintake/services/ingest"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -169,4 +176,67 @@ func lastEvent(t *testing.T, st *store.Store, documentID string) document.Event 
 	require.NoError(t, err)
 	require.NotEmpty(t, evs)
 	return evs[len(evs)-1]
+}
+
+// genOrderExpect is the sample JSON of reviewPDF as the gen-order template
+// reads it: order G-4711 of 2026-02-03 in EUR, bolts 10 × 1.50 = 15.00
+// and nuts 20 × 0.25 = 5.00 (the template reads no totals); positions 1
+// and 2 and the remark of lines without a unit as docs/templates.md gives
+// them (the default of position; default_unit).
+func genOrderExpect(t *testing.T) string {
+	t.Helper()
+	o := readOrder()
+	o.ID, o.Totals = "G-4711", order.Totals{}
+	o.Items[0].Position, o.Items[1].Position = "1", "2"
+	o.Remarks = []string{"No unit printed: every quantity is written in pieces (C62)"}
+	b, err := json.Marshal(catalogue.OrderSample{Order: resultjson.OrderOf(&o)})
+	require.NoError(t, err)
+	return string(b)
+}
+
+// A draft pushed from the page goes through the template API's checks:
+// a template that does not read its sample is refused with the failing
+// sample shown and nothing stored; one that reads it becomes the client's
+// template v1, pushed by the operator, with an event on the document; the
+// document's client's template change rate counts every push, refused
+// ones too (429 with Retry-After), and a template over
+// INTAKE_TEMPLATE_MAX_BYTES is refused with 413.
+func TestReviewDraftPushChecksAndLimits(t *testing.T) {
+	t.Parallel()
+	requirePoppler(t) // the samples are read with pdftotext
+	b := setupReview(t, pdftext.RenderOptions{}, func(srv *ingest.Server, st *store.Store) {
+		srv.EnableTemplateChangeRateLimit(2, time.Hour, st, prometheus.NewRegistry())
+	})
+	d := b.heldGenOrder(t, "acme")
+	push := url.Values{"name": {"gen-order"}, "scope": {"client"}, "expect": {genOrderExpect(t)}, "if_client": {"0"},
+		"content": {strings.Replace(reviewTemplate, `Order no\.`, `Order number`, 1)}}
+	pushURL := b.url + "/ops/review/" + d.LogID + "/draft/push"
+	res := opsRequest(t, "POST", pushURL, opsToken, push)
+	require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode)
+	page := readBody(t, res)
+	require.Contains(t, page, "Not pushed: 1 of 1 samples failed; nothing stored")
+	require.Regexp(t, `<strong>FAIL</strong> review-`+d.LogID+`\.pdf<ul><li>[^<]*document_id_missing`, page, "the failing sample and why")
+	_, err := b.st.Template(t.Context(), "acme", "gen-order")
+	require.Equal(t, document.ENOTFOUND, document.ErrorKind(err))
+
+	push.Set("content", reviewTemplate)
+	res = opsRequest(t, "POST", pushURL, opsToken, push)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, readBody(t, res))
+	require.Equal(t, "/ops/review/"+d.LogID+"?done=pushed", res.Header.Get("Location"))
+	v, err := b.st.TemplateVersion(t.Context(), "acme", "gen-order", 0)
+	require.NoError(t, err)
+	require.Equal(t, []any{1, "operator:ops-console", false, 2}, []any{v.Version, v.PushedBy, v.Forced, len(v.Samples)})
+	require.Equal(t, "drafted template pushed as gen-order v1 (client acme): 1 samples pass (review-"+d.LogID+".pdf)",
+		lastEvent(t, b.st, d.ID).Detail)
+
+	push.Set("content", reviewTemplate+strings.Repeat("# padding\n", 30000))
+	res = opsRequest(t, "POST", pushURL, opsToken, push)
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the third change within the hour")
+	require.NotEmpty(t, res.Header.Get("Retry-After"))
+	require.Contains(t, readBody(t, res), "Not pushed: more than 2 template changes in 1h0m0s")
+
+	other := b.heldGenOrder(t, "globex") // a client of its own rate
+	res = opsRequest(t, "POST", b.url+"/ops/review/"+other.LogID+"/draft/push", opsToken, push)
+	require.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	require.Contains(t, readBody(t, res), "Not pushed: the template exceeds 262144 bytes")
 }

@@ -92,8 +92,9 @@ type reviewBundle struct {
 
 // setupReview serves the console with its review pages (render limits
 // render), clients acme and globex holding for review, and the
-// gen-order template as every document's pinned version.
-func setupReview(t *testing.T, render pdftext.RenderOptions) *reviewBundle {
+// gen-order template as every document's pinned version; opts run on the
+// server before the console is enabled (rate limits).
+func setupReview(t *testing.T, render pdftext.RenderOptions, opts ...func(*ingest.Server, *store.Store)) *reviewBundle {
 	t.Helper()
 	st := storetest.Store(t)
 	js := queuetest.JetStream(t)
@@ -113,6 +114,9 @@ func setupReview(t *testing.T, render pdftext.RenderOptions) *reviewBundle {
 		Pinned: func(context.Context, string) (*catalogue.Version, error) { return v, nil }}
 	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"gen-order": nil},
 		zaptest.NewLogger(t), prometheus.NewRegistry(), observability.NewHealth())
+	for _, o := range opts {
+		o(srv, st)
+	}
 	srv.EnableOps(ingest.OpsConfig{Token: opsToken, Stream: qcfg.Stream, Refresh: 10 * time.Minute,
 		Review: &ingest.ReviewConfig{Review: review, Render: render}}, st, js)
 	hs := httptest.NewServer(srv.Handler())
