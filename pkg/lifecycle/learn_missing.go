@@ -89,29 +89,13 @@ func (c *missRecorder) needed(mps []template.Mapping, items []order.Item) []Miss
 		}
 		m := Missing{Kind: e[0], Key: e[1], Field: mps[i].From}
 		for n, it := range items {
-			if itemKey(it, m.Field) == m.Key {
+			if template.MappingKey(&it, m.Field) == m.Key {
 				m.Lines = append(m.Lines, n+1)
 			}
 		}
 		out = append(out, m)
 	}
 	return out
-}
-
-// itemKey is the value of an item field a mapping may look up
-// (template's mappable item fields).
-func itemKey(it order.Item, field string) string {
-	switch field {
-	case "buyer_article_id":
-		return it.BuyerArticleID
-	case "supplier_article_id":
-		return it.SupplierArticleID
-	case "ean":
-		return it.EAN
-	case "unit":
-		return it.Unit
-	}
-	return ""
 }
 
 var (

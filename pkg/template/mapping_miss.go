@@ -1,6 +1,10 @@
 package template
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/docintake/docintake/pkg/order"
+)
 
 // MissingMapping is how an outcome deferred for a missing mapping names
 // the entry it waits for (its Detail starts with it, then the field):
@@ -9,3 +13,8 @@ import "fmt"
 func MissingMapping(kind, key string) string {
 	return fmt.Sprintf("no %s mapping for %q", kind, key)
 }
+
+// MappingKey is the value of an item field a mapping looks up (what
+// applyMapping reads): a reviewer's page finds the item lines that print a
+// missing key with it.
+func MappingKey(it *order.Item, field string) string { return itemValue(it, field) }

@@ -63,17 +63,22 @@ func learnSystem(t *testing.T, hookURL string, files map[string][]byte) (*standa
 	return sys, st
 }
 
-// deskPO prints purchase order PO-7001 of Desk Buyer Ltd: bolts 10 × 1.50
-// = 15.00 and nuts 20 × 0.25 = 5.00, net total 20.00 EUR.
-func deskPO() []byte {
-	row := func(y float64, cells ...string) []pdftexttest.Text {
-		xs := []float64{72, 110, 190, 330, 400, 480}
+// tableRow returns a writer of a table's rows: the cells of a row at
+// baseline y, each at its column's x.
+func tableRow(xs ...float64) func(y float64, cells ...string) []pdftexttest.Text {
+	return func(y float64, cells ...string) []pdftexttest.Text {
 		out := make([]pdftexttest.Text, len(cells))
 		for i, c := range cells {
 			out[i] = pdftexttest.Text{X: xs[i], Y: y, S: c}
 		}
 		return out
 	}
+}
+
+// deskPO prints purchase order PO-7001 of Desk Buyer Ltd: bolts 10 × 1.50
+// = 15.00 and nuts 20 × 0.25 = 5.00, net total 20.00 EUR.
+func deskPO() []byte {
+	row := tableRow(72, 110, 190, 330, 400, 480)
 	texts := []pdftexttest.Text{{X: 72, Y: 60, Size: 14, S: "Desk Buyer Ltd"}, {X: 72, Y: 90, Bold: true, S: "PURCHASE ORDER"},
 		{X: 72, Y: 120, S: "Order No: PO-7001"}, {X: 72, Y: 134, S: "Order Date: 2026-03-02"}, {X: 72, Y: 148, S: "Currency: EUR"}}
 	texts = append(texts, row(180, "Pos", "Article", "Description", "Qty", "Unit Price", "Amount")...)
@@ -212,14 +217,7 @@ func lastEvent(t *testing.T, st *store.Store, logID string) document.Event {
 // article numbers: B-100 (10 pcs of bolts at 1.50 = 15.00) and B-200 (2
 // "Bund" of rope at 4.00 = 8.00), net total 23.00.
 func mapPO() []byte {
-	row := func(y float64, cells ...string) []pdftexttest.Text {
-		xs := []float64{72, 110, 190, 320, 370, 430, 500}
-		out := make([]pdftexttest.Text, len(cells))
-		for i, c := range cells {
-			out[i] = pdftexttest.Text{X: xs[i], Y: y, S: c}
-		}
-		return out
-	}
+	row := tableRow(72, 110, 190, 320, 370, 430, 500)
 	texts := []pdftexttest.Text{{X: 72, Y: 60, Size: 14, S: "Map Buyer Inc"}, {X: 72, Y: 90, Bold: true, S: "PURCHASE ORDER"},
 		{X: 72, Y: 120, S: "Order No: PO-8001"}, {X: 72, Y: 134, S: "Order Date: 2026-03-02"}}
 	texts = append(texts, row(170, "Pos", "Your Art.", "Description", "Qty", "Unit", "Price", "Amount")...)
