@@ -344,8 +344,7 @@
       quiet(e.target);
       form.querySelectorAll('input[data-role]').forEach((el) => {
         const box = boxOf(el);
-        const p = box && box.querySelector('.problem');
-        if (p) p.hidden = true;
+        if (box) box.querySelectorAll('.problem, .mark.err').forEach((s) => { s.hidden = true; });
       });
       checks();
     });
