@@ -245,4 +245,8 @@ func (w *kill9World) assertExactlyOnce() {
 	require.Equal(t, ids, processed, "every mail in Processed exactly once")
 	require.Empty(t, w.folder("INBOX"))
 	require.Empty(t, w.folder(kill9Error), "no mail in the error folder")
+	// A kill after a mail's move and before its record leaves the record
+	// "committed" (the mail is no longer in the folder to be read again).
+	t.Logf("mailbox_mails outcomes: %v", storetest.QueryMap[string, int](t, w.pool,
+		`SELECT outcome, count(*)::int FROM mailbox_mails WHERE mailbox_id = $1 GROUP BY 1`, kill9Mailbox))
 }
