@@ -207,3 +207,37 @@ func closeConn(conn *pgx.Conn) {
 	defer cancel()
 	_ = conn.Close(ctx)
 }
+
+// SettleMovedMails records as finished the mails of an IMAP folder whose
+// documents were committed and which left the folder without their record
+// saying so: the intake stopped between the move and FinishMail. listed
+// are the folder's UIDs above the position, as the session just listed
+// them. A committed mail not among them was moved: a mail is moved only
+// after its documents are committed, and one whose move failed stays above
+// the position (later mails wait for it), so it is listed. Each becomes
+// processed, or failed where it was refused (its reason kept). The
+// position is left to the next finished mail, as a listed mail below a
+// settled one must still be read. It returns the UIDs it settled.
+func (s *Store) SettleMovedMails(ctx context.Context, mailboxID string, uidValidity uint32, listed []uint32) ([]uint32, error) {
+	uids := make([]int64, len(listed))
+	for i, u := range listed {
+		uids[i] = int64(u)
+	}
+	rows, err := s.db.Query(ctx, `UPDATE mailbox_mails m
+		SET outcome = CASE WHEN m.reason = '' THEN 'processed' ELSE 'failed' END, updated_at = now()
+		WHERE m.mailbox_id = $1 AND m.uid_validity = $2 AND m.outcome = 'committed'
+		  AND NOT (m.uid = ANY($3::bigint[]))
+		RETURNING m.uid`, mailboxID, int64(uidValidity), uids)
+	if err != nil {
+		return nil, translate(err, "settle moved mails")
+	}
+	var settled []uint32
+	for rows.Next() {
+		var u int64
+		if err := rows.Scan(&u); err != nil {
+			return nil, translate(err, "settle moved mails")
+		}
+		settled = append(settled, uint32(u))
+	}
+	return settled, translate(rows.Err(), "settle moved mails")
+}

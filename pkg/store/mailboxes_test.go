@@ -63,3 +63,47 @@ func TestMailboxPositionAdvancesOnFinish(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint32(3), pos.LastUID)
 }
+
+// A committed mail the folder no longer lists was moved by an intake
+// stopped before its record: it is settled as processed, or failed when it
+// was refused; a committed mail still listed, another UIDVALIDITY's and
+// another mailbox's stay as they are.
+func TestSettleMovedMails(t *testing.T) {
+	st := storetest.Store(t)
+	ctx := t.Context()
+	commit := func(mailbox string, validity, uid uint32, reason string) {
+		t.Helper()
+		require.NoError(t, st.CommitMail(ctx, store.MailboxMail{MailboxID: mailbox, UIDValidity: validity, UID: uid,
+			MessageID: "m@x", Outcome: store.MailCommitted, Reason: reason}, nil))
+	}
+	commit("mb", 7, 3, "")               // moved to Processed, not recorded
+	commit("mb", 7, 4, "b.pdf: refused") // moved to the error folder, not recorded
+	commit("mb", 7, 5, "")               // its move failed: still in the folder
+	commit("mb", 6, 9, "")               // an older UIDVALIDITY
+	commit("other", 7, 3, "")            // another mailbox
+
+	settled, err := st.SettleMovedMails(ctx, "mb", 7, []uint32{5, 6})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []uint32{3, 4}, settled)
+	for uid, want := range map[uint32]string{3: store.MailProcessed, 4: store.MailFailed, 5: store.MailCommitted} {
+		got, ok, err := st.MailboxMail(ctx, "mb", 7, uid)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, want, got.Outcome, "uid %d", uid)
+	}
+	got, _, err := st.MailboxMail(ctx, "mb", 7, 4)
+	require.NoError(t, err)
+	require.Equal(t, "b.pdf: refused", got.Reason, "the refusal stays the failed mail's reason")
+	for _, k := range []struct {
+		mailbox  string
+		validity uint32
+		uid      uint32
+	}{{"mb", 6, 9}, {"other", 7, 3}} {
+		got, _, err := st.MailboxMail(ctx, k.mailbox, k.validity, k.uid)
+		require.NoError(t, err)
+		require.Equal(t, store.MailCommitted, got.Outcome, "%s %d/%d", k.mailbox, k.validity, k.uid)
+	}
+	settled, err = st.SettleMovedMails(ctx, "mb", 7, nil)
+	require.NoError(t, err)
+	require.Equal(t, []uint32{5}, settled, "a second settle only finds what left the folder since")
+}

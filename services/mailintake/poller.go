@@ -100,6 +100,9 @@ func (p *poller) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := p.settleMoved(ctx, uidValidity, uids); err != nil {
+		return err
+	}
 	p.hl.listed(ctx, s, uidValidity, uids)
 	for _, uid := range uids {
 		if err := p.rd.Handle(ctx, s, client, uidValidity, uid); err != nil {
@@ -108,4 +111,23 @@ func (p *poller) pass(ctx context.Context) error {
 		p.hl.finished(uid)
 	}
 	return s.CaughtUp(ctx)
+}
+
+// settleMoved records the mails an intake moved and was stopped (killed)
+// before recording: their documents exist and they are no longer in the
+// folder, so no pass would read them again and their records would say
+// "committed" for ever. IMAP only: a Graph session (UIDVALIDITY 0) lists
+// changes, not the folder, so a mail it does not list may still be there.
+func (p *poller) settleMoved(ctx context.Context, uidValidity uint32, listed []uint32) error {
+	if uidValidity == 0 {
+		return nil
+	}
+	settled, err := p.d.Store.SettleMovedMails(ctx, p.mb.ID, uidValidity, listed)
+	if err != nil {
+		return err
+	}
+	if len(settled) > 0 {
+		p.log.Info("mails moved before their record settled", zap.Uint32s("uids", settled))
+	}
+	return nil
 }
