@@ -7,7 +7,7 @@ import (
 )
 
 // SetRevisionFormat sets how a client's revisions of a delivered PO are
-// delivered (migration 00029). Returns ENOTFOUND for an unknown client,
+// delivered (migration 00028). Returns ENOTFOUND for an unknown client,
 // EINVALID for an unknown format.
 func (s *Store) SetRevisionFormat(ctx context.Context, clientID string, f document.RevisionFormat) error {
 	f, err := document.ParseRevisionFormat(string(f))
