@@ -14,10 +14,12 @@ import (
 	"github.com/docintake/docintake/pkg/document"
 	"github.com/docintake/docintake/pkg/objectstore"
 	"github.com/docintake/docintake/pkg/observability"
+	"github.com/docintake/docintake/pkg/queue"
 	"github.com/docintake/docintake/pkg/queue/queuetest"
 	"github.com/docintake/docintake/pkg/store"
 	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/services/ingest"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -28,14 +30,7 @@ import (
 // reload never races the browser test's clicks.
 func setupConsole(t *testing.T, cfg ingest.OpsConfig) *opsBundle {
 	t.Helper()
-	st := storetest.Store(t)
-	js := queuetest.JetStream(t)
-	qcfg := queuetest.Ensure(t, js, nil)
-	objs, err := objectstore.NewFS(t.TempDir())
-	require.NoError(t, err)
-	for _, id := range []string{"acme", "globex"} {
-		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: id}, store.TokenHash("tok-"+id)))
-	}
+	st, js, qcfg, objs := consoleServers(t, document.Client{})
 	srv := ingest.New(ingest.Config{SubjectPrefix: qcfg.SubjectPrefix}, st, objs, templates{"contoso-po": nil},
 		zaptest.NewLogger(t), prometheus.NewRegistry(), observability.NewHealth())
 	cfg.Stream, cfg.Refresh = qcfg.Stream, 10*time.Minute
@@ -43,6 +38,24 @@ func setupConsole(t *testing.T, cfg ingest.OpsConfig) *opsBundle {
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return &opsBundle{url: hs.URL, st: st, js: js, qcfg: qcfg}
+}
+
+// consoleServers starts what a console test runs on (PostgreSQL, JetStream,
+// an object store) with two clients, acme and globex, made from proto
+// (its ID replaced) with the tokens "tok-<id>".
+func consoleServers(t *testing.T, proto document.Client) (*store.Store, jetstream.JetStream, queue.Config, objectstore.Store) {
+	t.Helper()
+	st := storetest.Store(t)
+	js := queuetest.JetStream(t)
+	qcfg := queuetest.Ensure(t, js, nil)
+	objs, err := objectstore.NewFS(t.TempDir())
+	require.NoError(t, err)
+	for _, id := range []string{"acme", "globex"} {
+		c := proto
+		c.ID = id
+		require.NoError(t, st.UpsertClient(t.Context(), c, store.TokenHash("tok-"+id)))
+	}
+	return st, js, qcfg, objs
 }
 
 // addOperator creates an operator account with token ("" none) and clients

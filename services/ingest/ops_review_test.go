@@ -26,11 +26,9 @@ import (
 	"github.com/docintake/docintake/pkg/order"
 	"github.com/docintake/docintake/pkg/pdftext"
 	"github.com/docintake/docintake/pkg/pdftext/pdftexttest"
-	"github.com/docintake/docintake/pkg/queue/queuetest"
 	"github.com/docintake/docintake/pkg/repotest"
 	"github.com/docintake/docintake/pkg/resultjson"
 	"github.com/docintake/docintake/pkg/store"
-	"github.com/docintake/docintake/pkg/store/storetest"
 	"github.com/docintake/docintake/pkg/template"
 	"github.com/docintake/docintake/services/ingest"
 	"github.com/google/uuid"
@@ -96,14 +94,7 @@ type reviewBundle struct {
 // server before the console is enabled (rate limits).
 func setupReview(t *testing.T, render pdftext.RenderOptions, opts ...func(*ingest.Server, *store.Store)) *reviewBundle {
 	t.Helper()
-	st := storetest.Store(t)
-	js := queuetest.JetStream(t)
-	qcfg := queuetest.Ensure(t, js, nil)
-	objs, err := objectstore.NewFS(t.TempDir())
-	require.NoError(t, err)
-	for _, id := range []string{"acme", "globex"} {
-		require.NoError(t, st.UpsertClient(t.Context(), document.Client{ID: id, Review: document.ReviewHold}, store.TokenHash("tok-"+id)))
-	}
+	st, js, qcfg, objs := consoleServers(t, document.Client{Review: document.ReviewHold})
 	tpl, err := catalogue.CompileVersion("gen-order", "gen-order.yml", []byte(reviewTemplate))
 	require.NoError(t, err)
 	require.True(t, tpl.DocIntake.Checks.LineAmount && tpl.DocIntake.Checks.NetTotal, "the default checks are on")
